@@ -1,0 +1,25 @@
+#pragma once
+// One subcommand, one file (src/cli/<name>_cmd.cpp): an Options struct, a setup function
+// that binds the options to a CLI11 subcommand, and a run function. main only wires them.
+//
+// A run function computes everything first and prints last (see emit()), so a bad input
+// found half-way never leaves half a report on stdout.
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace attn::cli {
+
+void setup_list(CLI::App& root);      // attnlab list
+void setup_lesson(CLI::App& root);    // attnlab lesson NAME [options]
+void setup_models(CLI::App& root);    // attnlab models
+void setup_params(CLI::App& root);    // attnlab params
+void setup_kv_cache(CLI::App& root);  // attnlab kv-cache
+
+// Write a finished report to stdout in one piece.
+void emit(const std::string& text);
+// Write text to FILE, or to stdout when FILE is "-"; a file that cannot be written is a
+// UsageError naming `flag` and the path.
+void write_output(const std::string& flag, const std::string& path, const std::string& text);
+
+}  // namespace attn::cli

@@ -1,0 +1,8 @@
+// Placeholder: replaced by the issue that builds this command.
+#include "cli/commands.h"
+
+namespace attn::cli {
+
+void setup_kv_cache(CLI::App& root) { (void)root; }
+
+}  // namespace attn::cli

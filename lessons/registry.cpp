@@ -1,0 +1,17 @@
+// The lessons, in teaching order. Adding a lesson: one file in lessons/ and one line here.
+#include "lessons/lesson.h"
+
+namespace attn {
+
+extern const LessonInfo attention_lesson;  // lessons/attention.cpp
+extern const LessonInfo mha_lesson;        // lessons/mha.cpp
+
+const std::vector<const LessonInfo*>& all_lessons() {
+  static const std::vector<const LessonInfo*> lessons = {
+      &attention_lesson,
+      &mha_lesson,
+  };
+  return lessons;
+}
+
+}  // namespace attn

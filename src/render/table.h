@@ -1,0 +1,18 @@
+#pragma once
+// A plain aligned table: columns padded by display width (CJK-aware), numbers right-aligned.
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<bool> right;                    // per column: right-align (numbers)
+  std::vector<std::vector<std::string>> rows;  // a row with one cell "" is a blank line
+  std::string indent = "  ";
+};
+
+// Header, a rule of "─" under it, then the rows; every line ends in "\n".
+std::string render_table(const Table& t);
+
+}  // namespace attn

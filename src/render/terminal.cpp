@@ -1,0 +1,199 @@
+#include "render/terminal.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "render/style.h"
+
+namespace attn {
+
+namespace {
+
+constexpr std::size_t kEdge = 3;  // numpy's edgeitems
+
+// The indices shown along an axis of length n: all of them, or the first and last kEdge
+// with npos standing for "…".
+std::vector<std::size_t> shown(std::size_t n, bool summarize) {
+  std::vector<std::size_t> idx;
+  if (!summarize || n <= 2 * kEdge) {
+    for (std::size_t i = 0; i < n; ++i) idx.push_back(i);
+    return idx;
+  }
+  for (std::size_t i = 0; i < kEdge; ++i) idx.push_back(i);
+  idx.push_back(std::string::npos);
+  for (std::size_t i = n - kEdge; i < n; ++i) idx.push_back(i);
+  return idx;
+}
+
+bool all_integers(const Tensor& t) {
+  return std::all_of(t.data.begin(), t.data.end(),
+                     [](double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15; });
+}
+
+// How each axis is summarized: like numpy past 1000 numbers, and always when a matrix would
+// be wider or taller than a screen.
+struct Summary {
+  bool blocks, rows, cols;
+};
+
+Summary summary_for(const Tensor& t, const RenderOptions& opt) {
+  if (opt.full) return {false, false, false};
+  bool big = t.numel() > 1000;
+  std::size_t R = t.rank() >= 2 ? t.shape[t.rank() - 2] : 1, C = t.shape.back();
+  std::size_t B = t.numel() / (R * C);
+  return {big ? B > 2 * kEdge : B > 16, big ? R > 2 * kEdge : R > 32, big ? C > 2 * kEdge : C > 16};
+}
+
+// One matrix (R, C) starting at data offset `base`, rows labelled, as aligned lines.
+std::string render_matrix(const Tensor& t, std::size_t base, std::size_t R, std::size_t C, const Labels& labels,
+                          bool integers, const Summary& s, const RenderOptions& opt, const std::string& indent) {
+  std::vector<std::size_t> rows = shown(R, s.rows), cols = shown(C, s.cols);
+  auto cell = [&](std::size_t r, std::size_t c) {
+    double v = t.data[base + r * C + c];
+    return integers ? fmt::format("{}", static_cast<long long>(v)) : fixed(v, opt.precision);
+  };
+  // pass 1: column width, shared by the whole matrix (like numpy)
+  std::size_t width = 1;
+  for (std::size_t r : rows)
+    for (std::size_t c : cols)
+      if (r != std::string::npos && c != std::string::npos) width = std::max(width, cell(r, c).size());
+  bool col_labels = labels.cols.size() == C;
+  if (col_labels)
+    for (std::size_t c : cols)
+      if (c != std::string::npos) width = std::max(width, display_width(labels.cols[c]));
+  bool row_labels = labels.rows.size() == R;
+  std::size_t label_w = 0;
+  if (row_labels)
+    for (std::size_t r : rows)
+      if (r != std::string::npos) label_w = std::max(label_w, display_width(labels.rows[r]));
+  std::string lead = indent + (row_labels ? std::string(label_w + 2, ' ') : "");
+  // pass 2: the lines
+  std::string out;
+  if (col_labels) {
+    std::string line = lead;
+    for (std::size_t c : cols)
+      line += "  " + pad_left(c == std::string::npos ? "…" : labels.cols[c], width);
+    out += style::dim(line, opt.color) + "\n";
+  }
+  for (std::size_t r : rows) {
+    std::string line = indent;
+    if (row_labels) line += pad_right(r == std::string::npos ? "" : labels.rows[r], label_w) + "  ";
+    for (std::size_t c : cols) {
+      if (r == std::string::npos) line += "  " + pad_left(c == std::string::npos ? "" : "⋮", width);
+      else line += "  " + pad_left(c == std::string::npos ? "…" : cell(r, c), width);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_tensor(const std::string& name, const TraceTensor& tt, Lang lang, const RenderOptions& opt) {
+  const Tensor& t = tt.tensor;
+  std::string out = fmt::format("{}  {}  {}\n", style::bold(name, opt.color), style::cyan(shape_str(t.shape), opt.color),
+                                style::dim(tt.meaning, opt.color));
+  Summary s = summary_for(t, opt);
+  bool integers = all_integers(t);
+  if (t.rank() == 1) return out + render_matrix(t, 0, 1, t.numel(), tt.labels, integers, s, opt, "  ");
+  if (t.rank() == 2)
+    return out + render_matrix(t, 0, t.dim(0), t.dim(1), tt.labels, integers, s, opt, "  ");
+  // rank 3 (or 4): one block per entry of the leading axes
+  std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
+  std::string word = tt.labels.block.empty() ? std::string(tr(lang, "block", "块")) : tt.labels.block;
+  for (std::size_t b : shown(B, s.blocks)) {
+    if (b == std::string::npos) {
+      out += fmt::format("  … {}\n", tr(lang, "(blocks omitted)", "（省略若干块）"));
+      continue;
+    }
+    std::string title = t.rank() == 3 ? fmt::format("{} {}", word, b + 1)
+                                      : fmt::format("{} [{}, {}]", word, b / t.dim(1) + 1, b % t.dim(1) + 1);
+    out += "  " + style::yellow(title, opt.color) + "\n";
+    out += render_matrix(t, b * R * C, R, C, tt.labels, integers, s, opt, "  ");
+  }
+  return out;
+}
+
+std::string render_heatmap(const TraceTensor& tt, Lang lang, const RenderOptions& opt) {
+  static const char* ramp = " .:-=+*#%@";  // 10 levels for [0, 1]
+  const Tensor& t = tt.tensor;
+  std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
+  if (R > 48 || C > 48) return "";  // too large to read as a picture; the numbers above stay
+  bool row_labels = tt.labels.rows.size() == R;
+  std::size_t label_w = 0;
+  if (row_labels)
+    for (const std::string& l : tt.labels.rows) label_w = std::max(label_w, display_width(l));
+  std::string out;
+  for (std::size_t b = 0; b < B; ++b) {
+    std::string head = B > 1 ? fmt::format("{} {}", tt.labels.block, b + 1) : "";
+    out += "  " + style::yellow(head.empty() ? std::string(tr(lang, "heatmap", "热力图")) : head + " · " +
+                                    tr(lang, "heatmap", "热力图"), opt.color) + "\n";
+    std::string header = "  " + std::string(row_labels ? label_w + 2 : 0, ' ');
+    for (std::size_t c = 0; c < C; ++c) header += fmt::format("{:>2}", (c + 1) % 100);
+    out += style::dim(header, opt.color) + "\n";
+    for (std::size_t r = 0; r < R; ++r) {
+      std::string line = "  " + (row_labels ? pad_right(tt.labels.rows[r], label_w) + "  " : "");
+      for (std::size_t c = 0; c < C; ++c) {
+        double v = std::clamp(t.data[(b * R + r) * C + c], 0.0, 1.0);
+        int level = std::min(9, static_cast<int>(v * 10.0));
+        line += opt.color ? style::heat_cell(v) : std::string(2, ramp[level]);
+      }
+      out += line + "\n";
+    }
+  }
+  std::string legend = opt.color ? tr(lang, "dark = 0, bright = 1", "暗 = 0，亮 = 1")
+                                 : tr(lang, "' ' = 0 … '@' = 1 (ramp \" .:-=+*#%@\")", "' ' = 0 … '@' = 1（字符梯度 \" .:-=+*#%@\"）");
+  out += style::dim(fmt::format("  {}; {}", tr(lang, "columns are the tokens in order", "列依次对应各个词"), legend),
+                    opt.color) + "\n";
+  return out;
+}
+
+std::string format_scalar(const Scalar& v, int precision) {
+  if (auto* i = std::get_if<std::int64_t>(&v)) return with_commas(*i);
+  if (auto* s = std::get_if<std::string>(&v)) return *s;
+  if (auto* b = std::get_if<Bool>(&v)) return b->value ? "true" : "false";
+  if (auto* l = std::get_if<std::vector<std::string>>(&v)) {
+    std::string out;
+    for (const std::string& w : *l) out += (out.empty() ? "" : " ") + w;
+    return out;
+  }
+  double x = std::get<double>(v);
+  if (x == 0.0) return "0";
+  if (std::isfinite(x) && std::fabs(x) < 0.5 * std::pow(10.0, -precision)) return fmt::format("{:.2e}", x);
+  return fixed(x, precision);
+}
+
+std::string render_table(const Table& t, int precision, const std::string& indent) {
+  std::size_t n = t.header.size();
+  std::vector<std::size_t> width(n, 0);
+  std::vector<bool> numeric(n, true);
+  std::vector<std::vector<std::string>> cells;
+  for (std::size_t c = 0; c < n; ++c) width[c] = display_width(t.header[c]);
+  for (const auto& row : t.rows) {
+    std::vector<std::string> line;
+    for (std::size_t c = 0; c < n && c < row.size(); ++c) {
+      line.push_back(format_scalar(row[c], precision));
+      width[c] = std::max(width[c], display_width(line.back()));
+      if (std::holds_alternative<std::string>(row[c])) numeric[c] = false;
+    }
+    cells.push_back(line);
+  }
+  auto render_row = [&](const std::vector<std::string>& row) {
+    std::string line = indent;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line += (c ? "  " : "") + (numeric[c] ? pad_left(row[c], width[c]) : pad_right(row[c], width[c]));
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  };
+  std::string out = render_row(t.header);
+  std::size_t total = 0;
+  for (std::size_t w : width) total += w;
+  out += indent + std::string(total + 2 * (n - 1), '-') + "\n";
+  for (const auto& row : cells) out += render_row(row);
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,119 @@
+// render_trace: a whole lesson for the terminal, step by step.
+#include <fmt/format.h>
+
+#include "render/style.h"
+#include "render/terminal.h"
+
+namespace attn {
+
+namespace {
+
+constexpr std::size_t kTextWidth = 78;
+
+// Split a line into units that wrapping keeps whole: an ASCII word with its trailing spaces,
+// or a single wide (CJK) character with any punctuation that must not start a line.
+std::vector<std::string> wrap_units(const std::string& line) {
+  std::vector<std::string> units;
+  std::string cur;
+  for (std::size_t i = 0; i < line.size();) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    std::size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    std::string ch = line.substr(i, len);
+    i += len;
+    bool wide = display_width(ch) == 2;
+    bool closing = ch == "，" || ch == "。" || ch == "、" || ch == "；" || ch == "：" || ch == "）" ||
+                   ch == "！" || ch == "？" || ch == "”";
+    if (wide && !closing) {
+      if (!cur.empty()) units.push_back(cur);
+      cur = ch;
+    } else if (ch == " ") {
+      cur += ch;
+      units.push_back(cur);
+      cur.clear();
+    } else {
+      if (!cur.empty() && cur.back() == ' ') {
+        units.push_back(cur);
+        cur.clear();
+      }
+      cur += ch;
+    }
+  }
+  if (!cur.empty()) units.push_back(cur);
+  return units;
+}
+
+}  // namespace
+
+std::string wrap(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    // keep a line's own leading spaces (formulas, lists) on every wrapped piece
+    std::string lead = line.substr(0, line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' '));
+    std::string cur = indent + lead;
+    std::size_t cur_w = display_width(cur);
+    for (const std::string& u : wrap_units(line.substr(lead.size()))) {
+      std::size_t w = display_width(u);
+      std::size_t w_trim = u.back() == ' ' ? w - 1 : w;
+      if (cur_w + w_trim > width && cur_w > display_width(indent + lead)) {
+        while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+        out += cur + "\n";
+        cur = indent + lead;
+        cur_w = display_width(cur);
+      }
+      cur += u;
+      cur_w += w;
+    }
+    while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+    out += cur + "\n";
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string render_trace(const Trace& trace, const RenderOptions& opt) {
+  Lang lang = trace.lang;
+  std::string out;
+  std::string config;
+  for (const Value& v : trace.config) {
+    if (v.name == "tokens") continue;
+    config += fmt::format("{}{}={}", config.empty() ? "" : "  ", v.name, format_scalar(v.value, opt.precision));
+  }
+  out += style::bold(fmt::format("attnlab · {} {}", tr(lang, "lesson", "课程"), trace.lesson), opt.color) + "\n";
+  out += style::dim("  " + config, opt.color) + "\n";
+  for (std::size_t i = 0; i < trace.steps.size(); ++i) {
+    const Step& s = trace.steps[i];
+    std::string heading = fmt::format("{} {}/{} · {}", tr(lang, "Step", "第"), i + 1, trace.steps.size(), s.title);
+    if (lang == Lang::Zh) heading = fmt::format("第 {}/{} 步 · {}", i + 1, trace.steps.size(), s.title);
+    out += "\n" + style::bold(style::green("── " + heading + " ", opt.color), opt.color) +
+           style::dim("[" + s.id + "]", opt.color) + "\n";
+    if (!s.text.empty()) out += wrap(s.text, kTextWidth, "  ");
+    for (const std::string& name : s.tensors) {
+      const TraceTensor& tt = trace.at(name);
+      out += "\n" + render_tensor(name, tt, lang, opt);
+      if (tt.labels.heatmap) out += render_heatmap(tt, lang, opt);
+    }
+    if (!s.values.empty()) {
+      out += "\n";
+      std::size_t w = 0;
+      for (const Value& v : s.values) w = std::max(w, display_width(v.label.empty() ? v.name : v.label));
+      for (const Value& v : s.values)
+        out += "  " + pad_right(v.label.empty() ? v.name : v.label, w) + " = " +
+               style::bold(format_scalar(v.value, opt.precision), opt.color) + "\n";
+    }
+    for (const Table& t : s.tables) out += "\n" + render_table(t, opt.precision);
+    for (const Chart& c : s.charts) out += "\n" + render_chart(trace, c, opt);
+    if (!s.notes.empty()) out += "\n";
+    for (const std::string& n : s.notes) out += wrap("→ " + n, kTextWidth, "  ");
+  }
+  out += "\n" + style::dim(tr(lang, "Every tensor above, with full precision: add --json FILE (or --json - for stdout).",
+                              "以上每个张量的完整数值：加上 --json 文件名（或 --json - 输出到标准输出）。"),
+                           opt.color) + "\n";
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,300 @@
+#include "tensor.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace attn {
+
+namespace {
+
+[[noreturn]] void shape_error(const char* op, const Shape& a, const Shape& b, const char* rule) {
+  throw std::invalid_argument(
+      fmt::format("{}: shapes {} and {} do not fit ({})", op, shape_str(a), shape_str(b), rule));
+}
+
+void require_rank(const char* op, const Tensor& t, std::size_t rank) {
+  if (t.rank() != rank)
+    throw std::invalid_argument(fmt::format("{}: expected rank {}, got shape {}", op, rank, shape_str(t.shape)));
+}
+
+void require_same(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.shape != b.shape) shape_error(op, a.shape, b.shape, "shapes must be equal");
+}
+
+}  // namespace
+
+std::size_t checked_numel(const Shape& shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) {
+    if (d != 0 && n > kMaxTensorElements / d) return 0;
+    n *= d;
+  }
+  return n > kMaxTensorElements ? 0 : n;
+}
+
+std::string shape_str(const Shape& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+Tensor::Tensor(Shape s) : shape(std::move(s)) {
+  if (shape.empty() || shape.size() > 4)
+    throw std::invalid_argument(fmt::format("Tensor: rank must be 1 to 4, got {}", shape_str(shape)));
+  std::size_t n = checked_numel(shape);
+  if (n == 0) throw std::length_error(fmt::format("Tensor: {} is empty or too large", shape_str(shape)));
+  data.assign(n, 0.0);
+}
+
+Tensor::Tensor(Shape s, std::vector<double> values) : Tensor(std::move(s)) {
+  if (values.size() != data.size())
+    throw std::invalid_argument(
+        fmt::format("Tensor: shape {} needs {} values, got {}", shape_str(shape), data.size(), values.size()));
+  data = std::move(values);
+}
+
+// ---- linear algebra -------------------------------------------------------------------
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  // a is (M, K) or (K), b is (K, N)
+  require_rank("matmul", b, 2);
+  bool vec = a.rank() == 1;
+  if (!vec) require_rank("matmul", a, 2);
+  std::size_t M = vec ? 1 : a.dim(0), K = vec ? a.dim(0) : a.dim(1), N = b.dim(1);
+  if (b.dim(0) != K) shape_error("matmul", a.shape, b.shape, "inner dimensions must match");
+  Tensor out(vec ? Shape{N} : Shape{M, N});
+  for (std::size_t i = 0; i < M; ++i) {
+    double* o = &out.data[i * N];
+    for (std::size_t k = 0; k < K; ++k) {
+      double aik = a.data[i * K + k];
+      const double* brow = &b.data[k * N];
+      for (std::size_t j = 0; j < N; ++j) o[j] += aik * brow[j];
+    }
+  }
+  return out;
+}
+
+Tensor transpose(const Tensor& a) {
+  require_rank("transpose", a, 2);
+  Tensor out({a.dim(1), a.dim(0)});
+  for (std::size_t i = 0; i < a.dim(0); ++i)
+    for (std::size_t j = 0; j < a.dim(1); ++j) out(j, i) = a(i, j);
+  return out;
+}
+
+Tensor add_bias(const Tensor& x, const Tensor& b) {
+  require_rank("add_bias", b, 1);
+  std::size_t N = b.dim(0);
+  if (x.shape.back() != N) shape_error("add_bias", x.shape, b.shape, "last dimension must equal bias length");
+  Tensor out = x;
+  for (std::size_t i = 0; i < out.numel(); ++i) out.data[i] += b.data[i % N];
+  return out;
+}
+
+// ---- elementwise -------------------------------------------------------------------------
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  require_same("add", a, b);
+  Tensor out = a;
+  for (std::size_t i = 0; i < out.numel(); ++i) out.data[i] += b.data[i];
+  return out;
+}
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+  require_same("sub", a, b);
+  Tensor out = a;
+  for (std::size_t i = 0; i < out.numel(); ++i) out.data[i] -= b.data[i];
+  return out;
+}
+
+Tensor hadamard(const Tensor& a, const Tensor& b) {
+  require_same("hadamard", a, b);
+  Tensor out = a;
+  for (std::size_t i = 0; i < out.numel(); ++i) out.data[i] *= b.data[i];
+  return out;
+}
+
+Tensor scale(const Tensor& a, double s) {
+  Tensor out = a;
+  for (double& v : out.data) v *= s;
+  return out;
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  require_same("max_abs_diff", a, b);
+  double m = 0.0;
+  for (std::size_t i = 0; i < a.numel(); ++i) m = std::max(m, std::fabs(a.data[i] - b.data[i]));
+  return m;
+}
+
+double max_abs(const Tensor& a) {
+  double m = 0.0;
+  for (double v : a.data) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+// ---- attention pieces ----------------------------------------------------------------------
+
+Tensor causal_mask(const Tensor& scores) {
+  // scores is (T, T) or (H, T, T); token i may look at tokens j <= i only
+  if (scores.rank() != 2 && scores.rank() != 3)
+    throw std::invalid_argument("causal_mask: expected (T, T) or (H, T, T), got " + shape_str(scores.shape));
+  std::size_t T = scores.shape.back();
+  if (scores.shape[scores.rank() - 2] != T)
+    throw std::invalid_argument("causal_mask: scores must be square, got " + shape_str(scores.shape));
+  Tensor out = scores;
+  for (std::size_t b = 0; b < out.numel() / (T * T); ++b)
+    for (std::size_t i = 0; i < T; ++i)
+      for (std::size_t j = i + 1; j < T; ++j) out.data[(b * T + i) * T + j] = -std::numeric_limits<double>::infinity();
+  return out;
+}
+
+Tensor softmax_rows(const Tensor& scores) {
+  // scores is (..., N); each row of N becomes a probability distribution
+  std::size_t N = scores.shape.back();
+  Tensor out = scores;
+  for (std::size_t r = 0; r < out.numel() / N; ++r) {
+    double* row = &out.data[r * N];
+    // pass 1: the row max (masked entries are -inf and never the max of a valid row)
+    double maxval = -std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < N; ++j) maxval = std::max(maxval, row[j]);
+    if (std::isinf(maxval) && maxval < 0) throw std::invalid_argument("softmax_rows: a row is fully masked");
+    // pass 2: exp(x - max) and their sum; exp(-inf) is exactly 0
+    double sum = 0.0;
+    for (std::size_t j = 0; j < N; ++j) {
+      row[j] = std::isinf(row[j]) ? 0.0 : std::exp(row[j] - maxval);
+      sum += row[j];
+    }
+    // pass 3: normalize
+    for (std::size_t j = 0; j < N; ++j) row[j] /= sum;
+  }
+  return out;
+}
+
+// ---- heads and blocks -------------------------------------------------------------------------
+
+Tensor split_heads(const Tensor& x, std::size_t n_heads) {
+  // x is (T, H*Dh) -> (H, T, Dh)
+  require_rank("split_heads", x, 2);
+  std::size_t T = x.dim(0), HD = x.dim(1);
+  if (n_heads == 0 || HD % n_heads != 0)
+    throw std::invalid_argument(fmt::format("split_heads: width {} is not divisible by {} heads", HD, n_heads));
+  std::size_t Dh = HD / n_heads;
+  Tensor out({n_heads, T, Dh});
+  for (std::size_t h = 0; h < n_heads; ++h)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t d = 0; d < Dh; ++d) out(h, t, d) = x(t, h * Dh + d);
+  return out;
+}
+
+Tensor merge_heads(const Tensor& x) {
+  // x is (H, T, Dh) -> (T, H*Dh)
+  require_rank("merge_heads", x, 3);
+  std::size_t H = x.dim(0), T = x.dim(1), Dh = x.dim(2);
+  Tensor out({T, H * Dh});
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t d = 0; d < Dh; ++d) out(t, h * Dh + d) = x(h, t, d);
+  return out;
+}
+
+Tensor slice0(const Tensor& x, std::size_t i) {
+  if (x.rank() < 2) throw std::invalid_argument("slice0: needs rank >= 2, got " + shape_str(x.shape));
+  if (i >= x.dim(0)) throw std::invalid_argument(fmt::format("slice0: index {} outside {}", i, shape_str(x.shape)));
+  Shape s(x.shape.begin() + 1, x.shape.end());
+  std::size_t n = x.numel() / x.dim(0);
+  return Tensor(s, std::vector<double>(x.data.begin() + i * n, x.data.begin() + (i + 1) * n));
+}
+
+Tensor stack0(const std::vector<Tensor>& parts) {
+  if (parts.empty()) throw std::invalid_argument("stack0: nothing to stack");
+  Shape s = parts[0].shape;
+  s.insert(s.begin(), parts.size());
+  std::vector<double> values;
+  values.reserve(parts.size() * parts[0].numel());
+  for (const Tensor& p : parts) {
+    require_same("stack0", parts[0], p);
+    values.insert(values.end(), p.data.begin(), p.data.end());
+  }
+  return Tensor(s, std::move(values));
+}
+
+Tensor col_block(const Tensor& w, std::size_t i, std::size_t width) {
+  // w is (R, C) -> (R, width)
+  require_rank("col_block", w, 2);
+  if (width == 0 || (i + 1) * width > w.dim(1))
+    throw std::invalid_argument(fmt::format("col_block: block {} of width {} outside {}", i, width, shape_str(w.shape)));
+  Tensor out({w.dim(0), width});
+  for (std::size_t r = 0; r < w.dim(0); ++r)
+    for (std::size_t c = 0; c < width; ++c) out(r, c) = w(r, i * width + c);
+  return out;
+}
+
+Tensor row_block(const Tensor& w, std::size_t i, std::size_t height) {
+  // w is (R, C) -> (height, C)
+  require_rank("row_block", w, 2);
+  if (height == 0 || (i + 1) * height > w.dim(0))
+    throw std::invalid_argument(fmt::format("row_block: block {} of height {} outside {}", i, height, shape_str(w.shape)));
+  std::size_t C = w.dim(1);
+  return Tensor({height, C}, std::vector<double>(w.data.begin() + i * height * C, w.data.begin() + (i + 1) * height * C));
+}
+
+Tensor concat_cols(const std::vector<Tensor>& parts) {
+  // parts are (T, C_k) -> (T, sum C_k)
+  if (parts.empty()) throw std::invalid_argument("concat_cols: nothing to concatenate");
+  std::size_t T = parts[0].dim(0), C = 0;
+  for (const Tensor& p : parts) {
+    require_rank("concat_cols", p, 2);
+    if (p.dim(0) != T) shape_error("concat_cols", parts[0].shape, p.shape, "row counts must match");
+    C += p.dim(1);
+  }
+  Tensor out({T, C});
+  std::size_t c0 = 0;
+  for (const Tensor& p : parts) {
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < p.dim(1); ++c) out(t, c0 + c) = p(t, c);
+    c0 += p.dim(1);
+  }
+  return out;
+}
+
+Tensor repeat_kv(const Tensor& x, std::size_t n_heads) {
+  // x is (G, T, Dh) -> (H, T, Dh); query head h reads group h / (H / G)
+  require_rank("repeat_kv", x, 3);
+  std::size_t G = x.dim(0);
+  if (n_heads == 0 || n_heads % G != 0)
+    throw std::invalid_argument(fmt::format("repeat_kv: {} heads is not a multiple of {} groups", n_heads, G));
+  std::vector<Tensor> parts;
+  for (std::size_t h = 0; h < n_heads; ++h) parts.push_back(slice0(x, h / (n_heads / G)));
+  return stack0(parts);
+}
+
+// ---- activations -------------------------------------------------------------------------------
+
+double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+double gelu_tanh(double x) {
+  const double k = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+}
+
+double sigmoid(double x) {
+  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+  double e = std::exp(x);
+  return e / (1.0 + e);
+}
+
+double silu(double x) { return x * sigmoid(x); }
+
+double relu(double x) { return x > 0.0 ? x : 0.0; }
+
+Tensor apply(const Tensor& x, double (*f)(double)) {
+  Tensor out = x;
+  for (double& v : out.data) v = f(v);
+  return out;
+}
+
+}  // namespace attn

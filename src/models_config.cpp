@@ -1,0 +1,312 @@
+// Reading models: Hugging Face config.json files (each family's conventions that the file does
+// not spell out), the bundled presets in data/models/ (config.json + an "_attnlab" block with
+// the source and the official count), and validation in one place.
+//
+// Legend: d = hidden_size, l = num_hidden_layers, n_h = num_attention_heads,
+// n_g = num_key_value_heads, d_h = head_dim, d_ff = intermediate_size.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "embedded_data.h"
+#include "errors.h"
+#include "models.h"
+
+namespace attn {
+
+using json = nlohmann::json;
+
+const std::vector<std::string>& supported_model_types() {
+  static const std::vector<std::string> types = {"gpt2",   "llama",  "mistral",     "qwen2",      "qwen3",
+                                                 "gemma2", "falcon", "deepseek_v2", "deepseek_v3"};
+  return types;
+}
+
+namespace {
+
+// Typed access to one config.json; every error names the file and the key.
+struct Reader {
+  const json& j;
+  const std::string& where;
+
+  const json* find(std::initializer_list<const char*> keys) const {
+    for (const char* k : keys) {
+      auto it = j.find(k);
+      if (it != j.end() && !it->is_null()) return &*it;
+    }
+    return nullptr;
+  }
+  u64 num(const json& v, const char* key) const {
+    if (v.is_number_unsigned()) return v.get<u64>();
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<u64>(v.get<std::int64_t>());
+    throw UsageError(fmt::format("{}: key '{}' must be a non-negative integer, got {}", where, key, v.dump()));
+  }
+  u64 req(std::initializer_list<const char*> keys) const {
+    const json* v = find(keys);
+    if (!v) throw UsageError(fmt::format("{}: key '{}' is missing", where, *keys.begin()));
+    return num(*v, *keys.begin());
+  }
+  u64 opt(std::initializer_list<const char*> keys, u64 fallback) const {
+    const json* v = find(keys);
+    return v ? num(*v, *keys.begin()) : fallback;
+  }
+  bool flag(const char* key, bool fallback) const {
+    const json* v = find({key});
+    if (!v) return fallback;
+    if (!v->is_boolean()) throw UsageError(fmt::format("{}: key '{}' must be true or false, got {}", where, key, v->dump()));
+    return v->get<bool>();
+  }
+  std::string str(const char* key, const std::string& fallback) const {
+    const json* v = find({key});
+    return v && v->is_string() ? v->get<std::string>() : fallback;
+  }
+};
+
+u64 divide(u64 a, u64 b, const std::string& where, const char* a_key, const char* b_key) {
+  if (b == 0 || a % b != 0)
+    throw UsageError(fmt::format("{}: key '{}' ({}) must be a multiple of '{}' ({})", where, a_key, a, b_key, b));
+  return a / b;
+}
+
+// "layer_types": ["sliding_attention", "full_attention", ...] (newer transformers) wins.
+void read_layer_types(const Reader& r, ModelConfig& m) {
+  const json* v = r.find({"layer_types"});
+  if (!v) return;
+  if (!v->is_array() || v->size() != m.l)
+    throw UsageError(fmt::format("{}: key 'layer_types' must list one type per layer ({})", r.where, m.l));
+  m.sliding.assign(m.l, false);
+  for (u64 i = 0; i < m.l; ++i) m.sliding[i] = (*v)[i] == "sliding_attention";
+}
+
+void read_gpt2(const Reader& r, ModelConfig& m) {
+  m.vocab = r.req({"vocab_size"});
+  m.d = r.req({"n_embd", "hidden_size"});
+  m.l = r.req({"n_layer", "num_hidden_layers"});
+  m.n_h = r.req({"n_head", "num_attention_heads"});
+  m.n_g = m.n_h;
+  m.d_h = divide(m.d, m.n_h, r.where, "n_embd", "n_head");
+  m.d_ff = r.opt({"n_inner"}, mul(4, m.d, "n_inner"));
+  m.positions = r.req({"n_positions", "max_position_embeddings"});
+  m.gated_ffn = false;
+  m.qkv_bias = m.o_bias = m.mlp_bias = m.norm_bias = true;
+  m.tied_embeddings = r.flag("tie_word_embeddings", true);
+}
+
+// llama, mistral, qwen2, qwen3, gemma2: the same skeleton with per-family conventions.
+void read_llama_like(const Reader& r, ModelConfig& m, const std::string& type) {
+  m.vocab = r.req({"vocab_size"});
+  m.d = r.req({"hidden_size"});
+  m.d_ff = r.req({"intermediate_size"});
+  m.l = r.req({"num_hidden_layers"});
+  m.n_h = r.req({"num_attention_heads"});
+  m.n_g = r.opt({"num_key_value_heads"}, m.n_h);
+  u64 default_head = type == "qwen3" ? 128 : type == "gemma2" ? 256 : 0;
+  m.d_h = r.opt({"head_dim"}, default_head);
+  if (m.d_h == 0) m.d_h = divide(m.d, m.n_h, r.where, "hidden_size", "num_attention_heads");
+  bool attention_bias = r.flag("attention_bias", false);
+  m.qkv_bias = type == "qwen2" || attention_bias;  // Qwen2 always biases q, k and v
+  m.o_bias = type != "qwen2" && attention_bias;
+  m.mlp_bias = r.flag("mlp_bias", false);
+  m.qk_norm = type == "qwen3";
+  m.norms_per_layer = type == "gemma2" ? 4 : 2;  // Gemma 2: pre- and post-norms around both blocks
+  m.tied_embeddings = r.flag("tie_word_embeddings", type == "gemma2");
+  m.window = r.opt({"sliding_window"}, type == "gemma2" ? 4096 : 0);
+  if (m.window > 0) {
+    m.sliding.assign(m.l, false);
+    for (u64 i = 0; i < m.l; ++i) {
+      if (type == "mistral") m.sliding[i] = true;
+      if (type == "gemma2") m.sliding[i] = i % 2 == 0;  // even layers local, odd layers global
+      if ((type == "qwen2" || type == "qwen3") && r.flag("use_sliding_window", false))
+        m.sliding[i] = i >= r.opt({"max_window_layers"}, 0);
+    }
+    read_layer_types(r, m);
+  }
+}
+
+void read_falcon(const Reader& r, ModelConfig& m) {
+  m.vocab = r.req({"vocab_size"});
+  m.d = r.req({"hidden_size"});
+  m.l = r.req({"num_hidden_layers", "n_layer"});
+  m.n_h = r.req({"num_attention_heads", "n_head"});
+  m.d_h = r.opt({"head_dim"}, 0);
+  if (m.d_h == 0) m.d_h = divide(m.d, m.n_h, r.where, "hidden_size", "num_attention_heads");
+  bool new_arch = r.flag("new_decoder_architecture", false);
+  if (new_arch) m.n_g = r.opt({"num_kv_heads", "n_head_kv"}, m.n_h);
+  else m.n_g = r.flag("multi_query", true) ? 1 : m.n_h;
+  m.d_ff = r.opt({"ffn_hidden_size"}, mul(4, m.d, "ffn_hidden_size"));
+  m.gated_ffn = false;
+  m.norm_bias = true;
+  m.qkv_bias = m.o_bias = m.mlp_bias = r.flag("bias", false);
+  // New architecture: ln_attn + ln_mlp; old: one input_layernorm when attention and MLP run in parallel.
+  m.norms_per_layer = new_arch ? r.opt({"num_ln_in_parallel_attn"}, 2) : r.flag("parallel_attn", true) ? 1 : 2;
+  m.tied_embeddings = r.flag("tie_word_embeddings", true);
+}
+
+void read_deepseek(const Reader& r, ModelConfig& m, bool v3) {
+  m.vocab = r.req({"vocab_size"});
+  m.d = r.req({"hidden_size"});
+  m.d_ff = r.req({"intermediate_size"});
+  m.l = r.req({"num_hidden_layers"});
+  m.n_h = r.req({"num_attention_heads"});
+  m.n_g = m.n_h;  // MLA: every head has its own K and V, rebuilt from the shared latent
+  m.mla = true;
+  m.d_cq = r.opt({"q_lora_rank"}, 0);
+  m.d_c = r.req({"kv_lora_rank"});
+  m.d_nope = r.req({"qk_nope_head_dim"});
+  m.d_R = r.req({"qk_rope_head_dim"});
+  m.d_v = r.req({"v_head_dim"});
+  m.d_h = add(m.d_nope, m.d_R, "head_dim");
+  m.n_routed = r.opt({"n_routed_experts"}, 0);
+  if (m.n_routed > 0) {
+    m.n_shared = r.opt({"n_shared_experts"}, 0);
+    m.top_k = r.req({"num_experts_per_tok"});
+    m.moe_d_ff = r.req({"moe_intermediate_size"});
+    m.first_dense = r.opt({"first_k_dense_replace"}, 0);
+    m.moe_every = r.opt({"moe_layer_freq"}, 1);
+    m.router_bias = r.str("topk_method", v3 ? "noaux_tc" : "greedy") == "noaux_tc";
+  }
+  m.mtp_layers = r.opt({"num_nextn_predict_layers"}, 0);
+  m.tied_embeddings = r.flag("tie_word_embeddings", false);
+}
+
+struct KeyName {
+  const char* hf;
+  const char* flag;
+};
+std::string key(bool hf, KeyName k) { return hf ? fmt::format("key '{}'", k.hf) : std::string(k.flag); }
+
+}  // namespace
+
+void validate(const ModelConfig& m, const std::string& where, bool hf) {
+  auto positive = [&](u64 v, KeyName k) {
+    if (v == 0) throw UsageError(fmt::format("{}: {} must be a positive size", where, key(hf, k)));
+  };
+  if (hf) positive(m.vocab, {"vocab_size", "--vocab"});
+  positive(m.d, {"hidden_size", "--d-model"});
+  positive(m.l, {"num_hidden_layers", "--layers"});
+  positive(m.n_h, {"num_attention_heads", "--heads"});
+  positive(m.n_g, {"num_key_value_heads", "--kv-heads"});
+  positive(m.d_h, {"head_dim", "--head-dim"});
+  if (m.n_routed == 0 || m.first_dense > 0) positive(m.d_ff, {"intermediate_size", "--d-ff"});
+  if (m.n_g > m.n_h || m.n_h % m.n_g != 0)
+    throw UsageError(fmt::format("{}: {} ({}) must divide {} ({})", where, key(hf, {"num_key_value_heads", "--kv-heads"}),
+                                 m.n_g, key(hf, {"num_attention_heads", "--heads"}), m.n_h));
+  if (m.mla) {
+    positive(m.d_c, {"kv_lora_rank", "--latent-dim"});
+    positive(m.d_R, {"qk_rope_head_dim", "--rope-dim"});
+    positive(m.d_nope, {"qk_nope_head_dim", "--head-dim"});
+    positive(m.d_v, {"v_head_dim", "--head-dim"});
+  }
+  if (m.n_routed > 0) {
+    positive(m.top_k, {"num_experts_per_tok", "num_experts_per_tok"});
+    positive(m.moe_d_ff, {"moe_intermediate_size", "moe_intermediate_size"});
+    positive(m.moe_every, {"moe_layer_freq", "moe_layer_freq"});
+    if (m.top_k > m.n_routed)
+      throw UsageError(fmt::format("{}: key 'num_experts_per_tok' ({}) exceeds 'n_routed_experts' ({})", where, m.top_k, m.n_routed));
+  }
+  if (!m.sliding.empty() && m.window == 0) positive(m.window, {"sliding_window", "--window"});
+  count_params(m);  // a size that overflows 64 bits is an error here, not later
+  kv_elements_per_layer(m);
+}
+
+ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    throw UsageError(fmt::format("{}: not valid JSON ({})", where, e.what()));
+  }
+  if (!j.is_object()) throw UsageError(fmt::format("{}: expected a JSON object (a config.json)", where));
+  Reader r{j, where};
+  const json* type = r.find({"model_type"});
+  if (!type || !type->is_string())
+    throw UsageError(fmt::format("{}: key 'model_type' is missing; supported: {}", where, fmt::join(supported_model_types(), ", ")));
+  ModelConfig m;
+  m.model_type = type->get<std::string>();
+  m.name = where;
+  const auto& types = supported_model_types();
+  if (std::find(types.begin(), types.end(), m.model_type) == types.end())
+    throw UsageError(fmt::format("{}: key 'model_type' is '{}', which attnlab does not know; supported: {}", where,
+                                 m.model_type, fmt::join(types, ", ")));
+  if (m.model_type == "gpt2") read_gpt2(r, m);
+  else if (m.model_type == "falcon") read_falcon(r, m);
+  else if (m.model_type.rfind("deepseek", 0) == 0) read_deepseek(r, m, m.model_type == "deepseek_v3");
+  else read_llama_like(r, m, m.model_type);
+  validate(m, where, true);
+  return m;
+}
+
+ModelConfig load_config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("--config: cannot read '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_hf_config(ss.str(), path);
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& f : embedded_files()) {
+    std::string_view p = f.path;
+    if (p.rfind("models/", 0) == 0 && p.size() > 12 && p.substr(p.size() - 5) == ".json")
+      names.emplace_back(p.substr(7, p.size() - 12));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ModelConfig load_preset(const std::string& name) {
+  auto text = embedded_file("models/" + name + ".json");
+  if (!text)
+    throw UsageError(fmt::format("--model: unknown preset '{}'; presets: {}", name, fmt::join(preset_names(), ", ")));
+  std::string where = "data/models/" + name + ".json";
+  ModelConfig m = parse_hf_config(*text, where);
+  json meta = json::parse(text->begin(), text->end()).value("_attnlab", json::object());
+  m.name = name;
+  m.title = meta.value("title", name);
+  m.source = meta.value("source", "");
+  if (meta.contains("official_total_params") && meta["official_total_params"].is_number_unsigned())
+    m.official_total = meta["official_total_params"].get<u64>();
+  m.official_note = meta.value("official_total_note", "");
+  return m;
+}
+
+ModelConfig model_from_dims(const ModelDims& x) {
+  if (x.ffn != "gelu" && x.ffn != "swiglu")
+    throw UsageError(fmt::format("--ffn: unknown FFN '{}'; use gelu (W_1, W_2, biases) or swiglu (W_gate, W_up, W_down)", x.ffn));
+  if (x.heads == 0) throw UsageError("--heads: give the number of query heads (with --d-model)");
+  ModelConfig m;
+  m.name = "custom";
+  m.model_type = "custom";
+  m.title = "explicit dims";
+  m.vocab = x.vocab;
+  m.d = x.d_model;
+  m.l = x.layers;
+  m.n_h = x.heads;
+  m.n_g = x.kv_heads > 0 ? x.kv_heads : x.heads;
+  if (x.head_dim == 0 && m.d % m.n_h != 0)
+    throw UsageError(fmt::format("--d-model {} is not a multiple of --heads {}; give --head-dim", m.d, m.n_h));
+  m.d_h = x.head_dim > 0 ? x.head_dim : m.d / m.n_h;
+  bool gpt = x.ffn == "gelu";
+  m.d_ff = x.d_ff > 0 ? x.d_ff : mul(m.d, 4, "--d-ff");
+  m.gated_ffn = !gpt;
+  m.qkv_bias = m.o_bias = m.mlp_bias = m.norm_bias = gpt;
+  m.tied_embeddings = gpt;
+  validate(m, "flags", false);
+  return m;
+}
+
+ModelConfig select_model(const std::string& preset, const std::string& config_path, const ModelDims& dims) {
+  int given = (preset.empty() ? 0 : 1) + (config_path.empty() ? 0 : 1) + (dims.d_model > 0 ? 1 : 0);
+  if (given > 1) throw UsageError("--model, --config and --d-model are alternatives; give only one of them");
+  if (!preset.empty()) return load_preset(preset);
+  if (!config_path.empty()) return load_config_file(config_path);
+  if (dims.d_model > 0) return model_from_dims(dims);
+  throw UsageError(fmt::format("give --model NAME (one of {}), --config FILE, or --d-model and --heads",
+                               fmt::join(preset_names(), ", ")));
+}
+
+}  // namespace attn

@@ -208,8 +208,12 @@ void validate(const ModelConfig& m, const std::string& where, bool hf) {
       throw UsageError(fmt::format("{}: key 'num_experts_per_tok' ({}) exceeds 'n_routed_experts' ({})", where, m.top_k, m.n_routed));
   }
   if (!m.sliding.empty() && m.window == 0) positive(m.window, {"sliding_window", "--window"});
-  count_params(m);  // a size that overflows 64 bits is an error here, not later
-  kv_elements_per_layer(m);
+  try {
+    count_params(m);  // a size that overflows 64 bits is an error here, not later
+    kv_elements_per_layer(m);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}", where, e.what()));
+  }
 }
 
 ModelConfig parse_hf_config(std::string_view text, const std::string& where) {

@@ -147,10 +147,10 @@ std::string memory_section(const ModelConfig& m, const KvOptions& o, const Dtype
   if (per_gpu_w >= mem)
     return out + tr(lang, "  The weights alone do not fit; nothing is left for the KV cache.\n\n", "  仅权重就放不下，没有留给 KV cache 的空间。\n\n");
   u64 free = mem - per_gpu_w;
-  out += trf(lang, "  left for the KV cache: {}\n  tokens that fit: {} ({} per token per GPU, without window savings)\n"
-                              "  sequences of {} tokens that fit: {}\n\n","  留给 KV cache：{}\n  可容纳 token 数：{}（每 token 每 GPU {}，不计滑动窗口的节省）\n"
+  out += trf(lang, "  left for the KV cache: {}\n  tokens that fit: {} ({} B per token per GPU, without window savings)\n"
+                              "  sequences of {} tokens that fit: {}\n\n","  留给 KV cache：{}\n  可容纳 token 数：{}（每 token 每 GPU {} 字节，不计滑动窗口的节省）\n"
                         "  可容纳 {} token 的序列数：{}\n\n",
-                     size_text(free), with_commas_u(free / one.per_gpu_bytes_per_token), size_text(one.per_gpu_bytes_per_token),
+                     size_text(free), with_commas_u(free / one.per_gpu_bytes_per_token), with_commas_u(one.per_gpu_bytes_per_token),
                      with_commas_u(o.seq_len), with_commas_u(one.per_gpu_bytes ? free / one.per_gpu_bytes : 0));
   return out;
 }

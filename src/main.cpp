@@ -36,6 +36,13 @@ int main(int argc, char** argv) {
   attn::cli::setup_kv_cache(app);
 
   try {
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+      if (app.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty())
+        throw attn::UsageError(fmt::format("unknown command '{}'; the commands are: {}", argv[1], names));
+    }
+    attn::cli::check_lesson_name(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

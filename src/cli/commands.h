@@ -16,6 +16,10 @@ void setup_models(CLI::App& root);    // attnlab models
 void setup_params(CLI::App& root);    // attnlab params
 void setup_kv_cache(CLI::App& root);  // attnlab kv-cache
 
+// Before parsing: an unknown or missing lesson name gets a message listing the lessons
+// (CLI11's own would only say the argument was not expected).
+void check_lesson_name(int argc, char** argv);
+
 // Write a finished report to stdout in one piece.
 void emit(const std::string& text);
 // Write text to FILE, or to stdout when FILE is "-"; a file that cannot be written is a

@@ -79,8 +79,7 @@ void run_lesson(const LessonInfo& info, LessonOptions o) {
 
 void setup_lesson(CLI::App& root) {
   CLI::App* lesson = root.add_subcommand("lesson", "Run a lesson: a narrated walk-through with real numbers");
-  lesson->require_subcommand(0, 1);
-  lesson->allow_extras();
+  lesson->require_subcommand(1);
   lesson->footer("Lessons: attnlab list. Each lesson has its own --help.");
   for (const LessonInfo* info : all_lessons()) {
     auto opts = std::make_shared<LessonOptions>();
@@ -94,14 +93,16 @@ void setup_lesson(CLI::App& root) {
     sub->add_option("--json", opts->json, "Write the JSON trace (attnlab.trace/1) to FILE, or - for stdout");
     sub->callback([info, opts] { run_lesson(*info, *opts); });
   }
-  lesson->callback([lesson] {
-    if (!lesson->get_subcommands().empty()) return;
-    std::string names;
-    for (const LessonInfo* l : all_lessons()) names += (names.empty() ? "" : ", ") + std::string(l->name);
-    std::vector<std::string> extra = lesson->remaining();
-    if (extra.empty()) throw UsageError("lesson: name a lesson: " + names);
-    throw UsageError(fmt::format("lesson: unknown lesson '{}'; the lessons are: {}", extra.front(), names));
-  });
+}
+
+void check_lesson_name(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) != "lesson") return;
+  std::string names;
+  for (const LessonInfo* l : all_lessons()) names += (names.empty() ? "" : ", ") + std::string(l->name);
+  if (argc == 2) throw UsageError("lesson: name a lesson: " + names);
+  std::string name = argv[2];
+  if (name.empty() || name[0] == '-' || find_lesson(name) != nullptr) return;
+  throw UsageError(fmt::format("lesson: unknown lesson '{}'; the lessons are: {}", name, names));
 }
 
 }  // namespace attn::cli

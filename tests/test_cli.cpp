@@ -1,0 +1,131 @@
+// The CLI as a process, as a user meets it: exit codes, stdout/stderr, JSON, determinism.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.h"
+
+namespace {
+
+std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+// Bad input: exit 2, nothing on stdout, exactly one line on stderr containing `needle`.
+void expect_usage_error(const std::string& args, const std::string& needle) {
+  CliResult r = run_cli(args);
+  INFO("attnlab " << args << "\nstderr: " << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find(needle) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("version, help and list", "[cli]") {
+  CliResult v = run_cli("--version");
+  CHECK(v.code == 0);
+  CHECK(v.out.find("attnlab ") == 0);
+  CHECK(run_cli("--help").code == 0);
+  CHECK(run_cli("lesson mha --help").out.find("--heads") != std::string::npos);
+  CliResult list = run_cli("list --lang en");
+  CHECK(list.code == 0);
+  CHECK(list.out.find("attention") != std::string::npos);
+  CHECK(list.out.find("mha") != std::string::npos);
+}
+
+TEST_CASE("lesson mha runs the whole walk-through", "[cli][mha]") {
+  CliResult r = run_cli("lesson mha --lang en --color never");
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  for (const char* needle : {"split_heads", "Q_heads  [2, 4, 4]", "weights  [2, 4, 4]", "concat  [4, 8]",
+                             "2,359,296", "Xiaoming"})
+    CHECK(r.out.find(needle) != std::string::npos);
+  CHECK(r.out.find("\x1b[") == std::string::npos);  // no colour when asked for none
+}
+
+TEST_CASE("the same flags print the same bytes; another seed prints others", "[cli]") {
+  CliResult a = run_cli("lesson mha --seed 5 --lang en");
+  CliResult b = run_cli("lesson mha --seed 5 --lang en");
+  CliResult c = run_cli("lesson mha --seed 6 --lang en");
+  CHECK(a.out == b.out);
+  CHECK(a.out != c.out);
+  CHECK(run_cli("lesson mha --seed 5 --json -").out == run_cli("lesson mha --seed 5 --json -").out);
+}
+
+TEST_CASE("--json - writes a complete trace and nothing else", "[cli][json]") {
+  CliResult r = run_cli("lesson mha --json - --causal");
+  REQUIRE(r.code == 0);
+  nlohmann::json doc = nlohmann::json::parse(r.out);  // throws (fails the test) if stdout is not pure JSON
+  CHECK(doc["schema"] == "attnlab.trace/1");
+  CHECK(doc["lesson"] == "mha");
+  CHECK(doc["config"]["n_heads"] == 2);
+  CHECK(doc["config"]["causal"] == true);
+  const auto& t = doc["tensors"];
+  std::vector<std::pair<std::string, std::vector<int>>> expected = {
+      {"X", {4, 8}},          {"W_Q", {8, 8}},        {"W_K", {8, 8}},          {"W_V", {8, 8}},
+      {"W_O", {8, 8}},        {"Q", {4, 8}},          {"K", {4, 8}},            {"V", {4, 8}},
+      {"Q_heads", {2, 4, 4}}, {"K_heads", {2, 4, 4}}, {"V_heads", {2, 4, 4}},   {"scores", {2, 4, 4}},
+      {"weights", {2, 4, 4}}, {"heads", {2, 4, 4}},   {"concat", {4, 8}},       {"output", {4, 8}}};
+  for (const auto& [name, shape] : expected) {
+    INFO(name);
+    REQUIRE(t.contains(name));
+    CHECK(t[name]["shape"].get<std::vector<int>>() == shape);
+  }
+  CHECK(t["scores"]["data"][1].is_null());  // masked -inf is null
+  CHECK(t["weights"]["data"][1] == 0.0);    // and its weight exactly 0
+  for (const auto& step : doc["steps"])
+    for (const auto& name : step["tensors"]) CHECK(t.contains(name.get<std::string>()));
+}
+
+TEST_CASE("--json FILE writes the trace to the file", "[cli][json]") {
+  std::string path = "/tmp/attnlab_cli_test_trace.json";
+  CliResult r = run_cli("lesson attention --json " + path);
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  nlohmann::json doc = nlohmann::json::parse(slurp(path));
+  CHECK(doc["lesson"] == "attention");
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad input: exit 2, one line naming the flag, nothing on stdout", "[cli][errors]") {
+  expect_usage_error("lesson nosuch", "unknown lesson 'nosuch'");
+  expect_usage_error("lesson", "name a lesson");
+  expect_usage_error("lesson mha --heads 3", "--heads");
+  expect_usage_error("lesson mha --d-model abc", "--d-model");
+  expect_usage_error("lesson mha --d-model 0", "--d-model must be a positive integer");
+  expect_usage_error("lesson mha --d-model -8", "--d-model");
+  expect_usage_error("lesson mha --seq-len 0", "--seq-len");
+  expect_usage_error("lesson mha --seq-len 1000000 --heads 1", "--seq-len");
+  expect_usage_error("lesson mha --d-model 999999999999", "--d-model");
+  expect_usage_error("lesson mha --tokens 'a b' --seq-len 3", "--seq-len 3 disagrees");
+  expect_usage_error("lesson mha --lang fr", "--lang");
+  expect_usage_error("lesson mha --color sometimes", "--color");
+  expect_usage_error("lesson mha --precision 99", "--precision");
+  expect_usage_error("lesson mha --seed -1", "--seed");
+  expect_usage_error("lesson mha --json /nonexistent/dir/trace.json", "--json");
+  expect_usage_error("lesson mha --bogus", "--bogus");
+  expect_usage_error("frobnicate", "frobnicate");
+}
+
+TEST_CASE("language: --lang zh and LANG=zh_CN both speak Chinese", "[cli][lang]") {
+  CliResult zh = run_cli("lesson mha --lang zh");
+  CHECK(zh.out.find("拆成多个头") != std::string::npos);
+  CHECK(zh.out.find("小明") != std::string::npos);
+  CliResult env = run_cli("lesson mha", "LC_ALL= LC_MESSAGES= LANG=zh_CN.UTF-8 ");
+  CHECK(env.out == zh.out);
+  CliResult en = run_cli("lesson mha", "LC_ALL= LC_MESSAGES= LANG=C.UTF-8 ");
+  CHECK(en.out.find("Split into heads") != std::string::npos);
+}
+
+TEST_CASE("colour: --color always colours, NO_COLOR and pipes do not", "[cli][color]") {
+  CHECK(run_cli("lesson mha --color always").out.find("\x1b[") != std::string::npos);
+  CHECK(run_cli("lesson mha").out.find("\x1b[") == std::string::npos);  // stdout is a file here
+  CHECK(run_cli("lesson mha --color auto", "NO_COLOR=1 ").out.find("\x1b[") == std::string::npos);
+}
+
+TEST_CASE("real sizes run and print summarized", "[cli][mha]") {
+  CliResult r = run_cli("lesson mha --d-model 768 --heads 12 --seq-len 16 --lang en");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("…") != std::string::npos);
+  CHECK(r.out.size() < 200000);
+}

@@ -1,0 +1,75 @@
+// The terminal renderer: exact strings, the way fmt tests its output.
+#include <catch2/catch.hpp>
+
+#include "render/json_writer.h"
+#include "render/terminal.h"
+#include "text.h"
+
+using namespace attn;
+
+TEST_CASE("display width counts Chinese characters as two columns", "[render]") {
+  CHECK(display_width("abc") == 3);
+  CHECK(display_width("小明") == 4);
+  CHECK(display_width("北京x") == 5);
+  CHECK(pad_right("小明", 6) == "小明  ");
+  CHECK(pad_left("在", 4) == "  在");
+}
+
+TEST_CASE("numbers are formatted without surprises", "[render]") {
+  CHECK(with_commas(2359296) == "2,359,296");
+  CHECK(with_commas(-1234) == "-1,234");
+  CHECK(with_commas(0) == "0");
+  CHECK(fixed(-0.00001, 4) == "0.0000");  // never "-0.0000"
+  CHECK(fixed(-1.23456, 2) == "-1.23");
+  CHECK(binary_size(131072) == "128.0 KiB");
+  CHECK(binary_size(3) == "3 B");
+  CHECK(format_scalar(0.0, 4) == "0");
+  CHECK(format_scalar(2.22e-16, 4) == "2.22e-16");
+  CHECK(format_scalar(std::int64_t{4722432}, 4) == "4,722,432");
+}
+
+TEST_CASE("a tensor prints with aligned columns and token labels", "[render]") {
+  TraceTensor t{Tensor({2, 2}, {1.5, -0.25, 10, 0}), "meaning", Labels{.rows = {"小明", "in"}}};
+  RenderOptions opt;
+  opt.precision = 2;
+  std::string out = render_tensor("X", t, Lang::En, opt);
+  CHECK(out ==
+        "X  [2, 2]  meaning\n"
+        "  小明     1.50  -0.25\n"
+        "  in      10.00   0.00\n");
+}
+
+TEST_CASE("a large tensor is summarized with its first and last rows and columns", "[render]") {
+  Tensor big({40, 40});
+  for (std::size_t i = 0; i < big.numel(); ++i) big.data[i] = static_cast<double>(i);
+  TraceTensor t{big, "m", {}};
+  RenderOptions opt;
+  opt.precision = 0;
+  std::string out = render_tensor("A", t, Lang::En, opt);
+  // 3 rows, a "⋮" row, 3 rows; each row 3 numbers, "…", 3 numbers
+  CHECK(out.find("\n       0     1     2     …    37    38    39\n") != std::string::npos);
+  CHECK(out.find("\n    1560  1561  1562     …  1597  1598  1599\n") != std::string::npos);
+  CHECK(out.find("    40") != std::string::npos);
+  CHECK(out.find("    160 ") == std::string::npos);  // row 4 is summarized away
+  CHECK(out.find("⋮") != std::string::npos);
+  opt.full = true;
+  CHECK(render_tensor("A", t, Lang::En, opt).find("…") == std::string::npos);
+}
+
+TEST_CASE("text wraps at word boundaries and inside Chinese text", "[render]") {
+  CHECK(wrap("aaa bbb ccc", 9, "  ") == "  aaa bbb\n  ccc\n");
+  // 8 Chinese characters = 16 columns; width 10 with a 2-column indent fits 4 per line
+  CHECK(wrap("一二三四五六七八", 10, "  ") == "  一二三四\n  五六七八\n");
+}
+
+TEST_CASE("the JSON trace writes -inf as null and keeps every tensor", "[render]") {
+  Recorder r("demo", Lang::En);
+  r.config("seed", std::int64_t{1});
+  r.step("s", "title", "text");
+  r.tensor("scores", Tensor({2}, {1.0, -std::numeric_limits<double>::infinity()}), "m");
+  r.value("d_k", std::int64_t{4});
+  std::string json = trace_to_json(r.finish());
+  CHECK(json.find("\"schema\":\"attnlab.trace/1\"") != std::string::npos);
+  CHECK(json.find("\"data\":[1.0,null]") != std::string::npos);
+  CHECK(json.find("\"values\":{\"d_k\":4}") != std::string::npos);
+}

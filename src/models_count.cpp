@@ -136,10 +136,10 @@ std::vector<ParamItem> dense_ffn(const ModelConfig& m) {
 std::vector<ParamItem> moe_ffn(const ModelConfig& m) {
   std::vector<ParamItem> v;
   u64 one = ffn_size(m, m.moe_d_ff);
-  push(v, fmt::format("routed experts ({} x 3 x {} x {})", m.n_routed, m.d, m.moe_d_ff),
+  push(v, "routed experts",
        fmt::format("{} x 3 x {}", m.n_routed, shape(m.d, m.moe_d_ff)), mul(m.n_routed, one, kParams));
   if (m.n_shared > 0)
-    push(v, fmt::format("shared experts ({} x 3 x {} x {})", m.n_shared, m.d, m.moe_d_ff),
+    push(v, "shared experts",
          fmt::format("{} x 3 x {}", m.n_shared, shape(m.d, m.moe_d_ff)), mul(m.n_shared, one, kParams));
   push(v, "router W_gate", shape(m.d, m.n_routed), mul(m.d, m.n_routed, kParams));
   if (m.router_bias) push(v, "router e_score_correction_bias", shape(m.n_routed), m.n_routed);

@@ -1,5 +1,6 @@
 #include "tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -66,12 +67,19 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   std::size_t M = vec ? 1 : a.dim(0), K = vec ? a.dim(0) : a.dim(1), N = b.dim(1);
   if (b.dim(0) != K) shape_error("matmul", a.shape, b.shape, "inner dimensions must match");
   Tensor out(vec ? Shape{N} : Shape{M, N});
-  for (std::size_t i = 0; i < M; ++i) {
-    double* o = &out.data[i * N];
+  // out[i][j] = Σ_k a[i][k] b[k][j], summed in order k = 0 … K-1 (so results never depend on
+  // the tiling). Rows of a are taken 8 at a time so each row of b is read once per tile, not
+  // once per row: at real sizes b is far larger than the cache.
+  constexpr std::size_t kTile = 8;
+  for (std::size_t i0 = 0; i0 < M; i0 += kTile) {
+    std::size_t i1 = std::min(M, i0 + kTile);
     for (std::size_t k = 0; k < K; ++k) {
-      double aik = a.data[i * K + k];
       const double* brow = &b.data[k * N];
-      for (std::size_t j = 0; j < N; ++j) o[j] += aik * brow[j];
+      for (std::size_t i = i0; i < i1; ++i) {
+        double aik = a.data[i * K + k];
+        double* o = &out.data[i * N];
+        for (std::size_t j = 0; j < N; ++j) o[j] += aik * brow[j];
+      }
     }
   }
   return out;

@@ -146,7 +146,8 @@ std::string render_heatmap(const TraceTensor& tt, Lang lang, const RenderOptions
   }
   std::string legend = opt.color ? tr(lang, "dark = 0, bright = 1", "暗 = 0，亮 = 1")
                                  : tr(lang, "' ' = 0 … '@' = 1 (ramp \" .:-=+*#%@\")", "' ' = 0 … '@' = 1（字符梯度 \" .:-=+*#%@\"）");
-  out += style::dim(fmt::format("  {}; {}", tr(lang, "columns are the tokens in order", "列依次对应各个词"), legend),
+  out += style::dim(fmt::format("  {}{}{}", tr(lang, "columns are the tokens in order", "列依次对应各个词"),
+                                tr(lang, "; ", "；"), legend),
                     opt.color) + "\n";
   return out;
 }

@@ -52,7 +52,7 @@ TEST_CASE("the same flags print the same bytes; another seed prints others", "[c
   CHECK(run_cli("lesson mha --seed 5 --json -").out == run_cli("lesson mha --seed 5 --json -").out);
 }
 
-TEST_CASE("--json - writes a complete trace and nothing else", "[cli][json]") {
+TEST_CASE("json to stdout: a complete trace and nothing else", "[cli][json]") {
   CliResult r = run_cli("lesson mha --json - --causal");
   REQUIRE(r.code == 0);
   nlohmann::json doc = nlohmann::json::parse(r.out);  // throws (fails the test) if stdout is not pure JSON
@@ -77,7 +77,7 @@ TEST_CASE("--json - writes a complete trace and nothing else", "[cli][json]") {
     for (const auto& name : step["tensors"]) CHECK(t.contains(name.get<std::string>()));
 }
 
-TEST_CASE("--json FILE writes the trace to the file", "[cli][json]") {
+TEST_CASE("json to a file: the trace is written there", "[cli][json]") {
   std::string path = "/tmp/attnlab_cli_test_trace.json";
   CliResult r = run_cli("lesson attention --json " + path);
   CHECK(r.code == 0);

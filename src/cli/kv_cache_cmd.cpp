@@ -60,7 +60,7 @@ std::string tp_text(const ModelConfig& m, u64 tp, Lang lang) {
 std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& t, Lang lang) {
   KvUsage one = kv_usage(m, o.seq_len, 1, t, o.tp), all = kv_usage(m, o.seq_len, o.batch, t, o.tp);
   u64 per_layer = kv_elements_per_layer(m);
-  Table tb;
+  TextTable tb;
   tb.right = {false, false, true, false};
   tb.rows.push_back({tr(lang, "per token, one layer", "每 token、每层"), per_layer_formula(m), with_commas_u(per_layer), size_text(bytes_of(per_layer, t, "KV"))});
   tb.rows.push_back({trf(lang, "per token, {} layers","每 token、{} 层", m.l), "", with_commas_u(all.elements_per_token), size_text(all.bytes_per_token)});
@@ -79,7 +79,7 @@ std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& t, 
 std::string whatif_section(const ModelConfig& m, const WhatIfDims& w, const std::vector<KvVariant>& v, Lang lang) {
   std::string out = trf(lang, "What if, on the same dims (n_h {}, d_h {}, l {}; DeepSeek-V2 paper, Table 1)\n","换一种注意力，维度不变（n_h {}，d_h {}，l {}；DeepSeek-V2 论文表 1）\n",
                                 w.n_h, w.d_h, w.l);
-  Table tb;
+  TextTable tb;
   tb.header = {tr(lang, "kind", "类型"), tr(lang, "elements per token", "每 token 元素数"), "", tr(lang, "vectors/layer", "每层向量数"),
                tr(lang, "bytes/token", "每 token 字节"), tr(lang, "seq x batch", "序列 × 批"), tr(lang, "vs MHA", "相对 MHA"), ""};
   tb.header[1] = tr(lang, "formula", "公式");
@@ -192,7 +192,7 @@ std::string run_compare(const KvOptions& o, const Dtype& t, Lang lang) {
       arr.push_back(model_json(m, o, t, kv_variants(m, whatif_dims(m, o.kv_heads, o.latent, o.rope), o.seq_len, o.batch, t)));
     return arr.dump(2) + "\n";
   }
-  Table tb;
+  TextTable tb;
   tb.header = {tr(lang, "model", "模型"), tr(lang, "attention", "注意力"), tr(lang, "layers", "层数"), tr(lang, "bytes/token", "每 token 字节"),
                trf(lang, "{} tokens x {}","{} token × {}", with_commas_u(o.seq_len), o.batch)};
   tb.right = {false, false, true, true, true};

@@ -33,7 +33,7 @@ std::string attention_text(const ModelConfig& m, Lang lang) {
 
 void run_models(const ModelsOptions& o) {
   Lang lang = o.lang.empty() ? lang_from_env() : parse_lang(o.lang);
-  Table t;
+  TextTable t;
   t.header = {tr(lang, "name", "名称"), tr(lang, "attention", "注意力"), tr(lang, "total params", "总参数量"),
               tr(lang, "active", "激活"), tr(lang, "KV bytes/token (bf16)", "每 token KV 字节（bf16）"), tr(lang, "official", "官方")};
   t.right = {false, false, true, true, true, false};

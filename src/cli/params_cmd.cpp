@@ -38,7 +38,7 @@ std::string describe(const ModelConfig& m, Lang lang) {
                      tr(lang, "KV heads", "个 KV 头"), m.d_h);
 }
 
-void add_items(Table& t, const std::string& group, const std::vector<ParamItem>& items) {
+void add_items(TextTable& t, const std::string& group, const std::vector<ParamItem>& items) {
   bool first = true;
   for (const auto& p : items) {
     t.rows.push_back({first ? group : "", p.name, p.shape, with_commas_u(p.count)});
@@ -49,7 +49,7 @@ void add_items(Table& t, const std::string& group, const std::vector<ParamItem>&
 std::string layer_section(const LayerParams& lp, Lang lang) {
   std::string out = lp.moe ? trf(lang, "MoE layer (x {})\n","MoE 层（× {}）\n", lp.layers)
                            : trf(lang, "Layer (x {})\n","每层（× {}）\n", lp.layers);
-  Table t;
+  TextTable t;
   t.header = {tr(lang, "block", "模块"), tr(lang, "weight", "权重"), tr(lang, "shape", "形状"), tr(lang, "params", "参数量")};
   t.right = {false, false, false, true};
   add_items(t, tr(lang, "attention", "注意力"), lp.attention);
@@ -76,16 +76,16 @@ std::string render_text(const ModelConfig& m, const ParamReport& r, Lang lang) {
                                 tr(lang, "layers", "层"));
   if (!m.source.empty()) out += trf(lang, "  source: {}\n","  来源：{}\n", m.source);
   out += "\n";
-  Table e;
+  TextTable e;
   e.right = {false, false, true};
   for (const auto& p : r.embeddings) e.rows.push_back({p.name, p.shape, with_commas_u(p.count)});
   out += std::string(tr(lang, "Embeddings\n", "嵌入\n")) + render_table(e) + "\n";
   for (const auto& lp : r.layers) out += layer_section(lp, lang);
-  Table h;
+  TextTable h;
   h.right = {false, false, true};
   for (const auto& p : r.head) h.rows.push_back({p.name, p.shape, with_commas_u(p.count)});
   out += std::string(tr(lang, "Output\n", "输出\n")) + render_table(h) + "\n";
-  Table s;
+  TextTable s;
   s.right = {false, true};
   s.rows.push_back({tr(lang, "embeddings", "嵌入"), with_commas_u(r.embedding_total)});
   for (const auto& lp : r.layers)

@@ -7,7 +7,7 @@
 
 namespace attn {
 
-std::string render_table(const Table& t) {
+std::string render_table(const TextTable& t) {
   std::size_t cols = t.header.size();
   for (const auto& r : t.rows) cols = std::max(cols, r.size());
   std::vector<std::size_t> width(cols, 0);

@@ -5,7 +5,7 @@
 
 namespace attn {
 
-struct Table {
+struct TextTable {
   std::vector<std::string> header;
   std::vector<bool> right;                    // per column: right-align (numbers)
   std::vector<std::vector<std::string>> rows;  // a row with one cell "" is a blank line
@@ -13,6 +13,6 @@ struct Table {
 };
 
 // Header, a rule of "─" under it, then the rows; every line ends in "\n".
-std::string render_table(const Table& t);
+std::string render_table(const TextTable& t);
 
 }  // namespace attn

@@ -73,8 +73,9 @@ void step_gated(Recorder& r, const GatedAttentionPass& g, std::size_t s, const s
   Tensor without = row_norms(g.output_ungated);        // (T)
   Table t{{r.tr("token", "词"), r.tr("mean gate", "平均门值"), r.tr("|output| without", "无门 |output|"),
            r.tr("|output| with", "有门 |output|"), r.tr("ratio", "比值")}, {}};
-  for (std::size_t i = 0; i < std::min<std::size_t>(tokens.size(), 16); ++i)
-    t.rows.push_back({tokens[i], mean_gate.data[i], without.data[i], with.data[i], with.data[i] / without.data[i]});
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (i < 16 || i == s)  // long inputs: the first 16 tokens and the silenced one
+      t.rows.push_back({tokens[i], mean_gate.data[i], without.data[i], with.data[i], with.data[i] / without.data[i]});
   r.table(t);
   double ratio = with.data[s] / without.data[s];
   r.value("silenced_token", tokens[s], r.tr("silenced token", "被静音的词"));

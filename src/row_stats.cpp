@@ -1,0 +1,55 @@
+#include "row_stats.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attn {
+
+namespace {
+
+void require_matrix(const char* op, const Tensor& x) {
+  if (x.rank() != 2) throw std::invalid_argument(std::string(op) + ": expected (T, C), got " + shape_str(x.shape));
+}
+
+}  // namespace
+
+Tensor row_norms(const Tensor& x) {
+  require_matrix("row_norms", x);
+  Tensor out({x.dim(0)});  // (T)
+  for (std::size_t i = 0; i < x.dim(0); ++i) {
+    double s = 0.0;
+    for (std::size_t c = 0; c < x.dim(1); ++c) s += x(i, c) * x(i, c);
+    out.data[i] = std::sqrt(s);
+  }
+  return out;
+}
+
+Tensor row_means(const Tensor& x) {
+  require_matrix("row_means", x);
+  Tensor out({x.dim(0)});  // (T)
+  for (std::size_t i = 0; i < x.dim(0); ++i) {
+    for (std::size_t c = 0; c < x.dim(1); ++c) out.data[i] += x(i, c);
+    out.data[i] /= static_cast<double>(x.dim(1));
+  }
+  return out;
+}
+
+std::size_t argmin(const Tensor& v) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < v.numel(); ++i)
+    if (v.data[i] < v.data[best]) best = i;
+  return best;
+}
+
+double max_abs_diff_except_row(const Tensor& a, const Tensor& b, std::size_t skip) {
+  require_matrix("max_abs_diff_except_row", a);
+  if (a.shape != b.shape)
+    throw std::invalid_argument("max_abs_diff_except_row: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape));
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.dim(0); ++i)
+    if (i != skip)
+      for (std::size_t c = 0; c < a.dim(1); ++c) worst = std::max(worst, std::fabs(a(i, c) - b(i, c)));
+  return worst;
+}
+
+}  // namespace attn

@@ -1,0 +1,94 @@
+// gate: golden fixtures (tests/golden/gen_qkv_gate_block.py), the silenced token, the parameter cost.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "gate.h"
+#include "golden.h"
+#include "lessons/lesson.h"
+#include "random.h"
+#include "row_stats.h"
+#include "run_cli.h"
+
+using namespace attn;
+
+namespace {
+
+Trace run_gate(LessonConfig c = {}) { return find_lesson("gate")->run(c); }
+
+Scalar value_of(const Trace& t, const std::string& name) {
+  for (const Step& s : t.steps)
+    for (const Value& v : s.values)
+      if (v.name == name) return v.value;
+  FAIL("no value " << name);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("gate matches numpy at the default size", "[golden][gate]") {
+  // W_G comes from a linear solve here and numpy's pseudo-inverse (SVD) there: 1e-12 still holds.
+  check_golden(run_gate(), "gate_default");
+}
+
+TEST_CASE("gate matches numpy with 3 heads and a causal mask", "[golden][gate]") {
+  LessonConfig c;
+  c.seed = 9;
+  c.seq_len = 5;
+  c.d_model = 12;
+  c.heads = 3;
+  c.causal = true;
+  check_golden(run_gate(c), "gate_causal");
+}
+
+TEST_CASE("gate: the silenced token's output is σ(-6) times the ungated one", "[gate]") {
+  Trace t = run_gate();
+  std::string s = std::get<std::string>(value_of(t, "silenced_token"));
+  CHECK(s == "in");  // seed 42: 'in' has the lowest mean random gate (0.408, see the lesson output)
+  const Tensor& gate = t.at("gate").tensor;
+  const Tensor& out = t.at("output").tensor;
+  const Tensor& ungated = t.at("output_ungated").tensor;
+  double sig = 1.0 / (1.0 + std::exp(6.0));  // 0.0024726…
+  for (std::size_t c = 0; c < 8; ++c) {
+    CHECK(gate(2, c) == Approx(sig).epsilon(1e-12));
+    // every channel of row 2 is scaled by the same σ(-6), so the whole output row is too
+    CHECK(out(2, c) == Approx(sig * ungated(2, c)).margin(1e-15));
+  }
+  // the other tokens' gates did not move
+  Tensor before = t.at("gate_random").tensor;
+  CHECK(max_abs_diff_except_row(before, gate, 2) < 1e-14);
+}
+
+TEST_CASE("gate: a gate of exactly 1 is the ungated layer", "[gate]") {
+  Rng rng(3);
+  Tensor X = randn(rng, {3, 4});
+  Tensor W_Q = init_weight(rng, 4, 4), W_K = init_weight(rng, 4, 4), W_V = init_weight(rng, 4, 4), W_O = init_weight(rng, 4, 4);
+  GatedAttentionPass g = gated_attention(X, W_Q, W_K, W_V, W_O, Tensor({4, 4}), 2, false);
+  for (double v : g.gate.data) CHECK(v == 0.5);  // σ(0) = 1/2 exactly
+  CHECK(max_abs_diff(g.output, scale(g.output_ungated, 0.5)) < 1e-15);
+}
+
+TEST_CASE("gate: close_gate on a hand-made X", "[gate]") {
+  // X rows e_1 and e_2 in 3 dims: u for token 0 is e_1, so only row 0 of W_G changes.
+  Tensor X({2, 3}, {1, 0, 0, 0, 1, 0});
+  Tensor W_G({3, 2}, {0.5, -0.5, 1.0, 2.0, 3.0, 4.0});
+  Tensor W = close_gate(X, W_G, 0, -6.0);
+  CHECK(W.data == std::vector<double>{-6.0, -6.0, 1.0, 2.0, 3.0, 4.0});
+  CHECK_THROWS_AS(close_gate(Tensor({3, 2}, {1, 0, 0, 1, 1, 1}), Tensor({2, 2}), 0, -6.0), std::invalid_argument);
+}
+
+TEST_CASE("gate: extra parameters", "[gate]") {
+  CHECK(gate_param_count(768, 12, 64) == 589824);     // 768 · 768
+  CHECK(gate_param_count(2048, 16, 256) == 8388608);  // 2048 · 4096 (Qwen3-Next-80B-A3B)
+}
+
+TEST_CASE("gate with more tokens than d_model runs and keeps the random gate", "[gate][cli]") {
+  LessonConfig c;
+  c.seq_len = 10;
+  c.d_model = 4;
+  Trace t = run_gate(c);
+  CHECK(t.at("W_G").tensor.data == t.at("W_G_random").tensor.data);
+  CliResult zh = run_cli("lesson gate --lang zh --color never");
+  CHECK(zh.code == 0);
+  CHECK(zh.out.find("关上一个词的门") != std::string::npos);
+}

@@ -43,7 +43,7 @@ TEST_CASE("lesson mha runs the whole walk-through", "[cli][mha]") {
   CHECK(r.out.find("\x1b[") == std::string::npos);  // no colour when asked for none
 }
 
-TEST_CASE("the same flags print the same bytes; another seed prints others", "[cli]") {
+TEST_CASE("the same flags print the same bytes, another seed prints others", "[cli]") {
   CliResult a = run_cli("lesson mha --seed 5 --lang en");
   CliResult b = run_cli("lesson mha --seed 5 --lang en");
   CliResult c = run_cli("lesson mha --seed 6 --lang en");

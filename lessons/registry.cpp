@@ -5,11 +5,13 @@ namespace attn {
 
 extern const LessonInfo attention_lesson;  // lessons/attention.cpp
 extern const LessonInfo mha_lesson;        // lessons/mha.cpp
+extern const LessonInfo ffn_lesson;        // lessons/ffn.cpp
 
 const std::vector<const LessonInfo*>& all_lessons() {
   static const std::vector<const LessonInfo*> lessons = {
       &attention_lesson,
       &mha_lesson,
+      &ffn_lesson,
   };
   return lessons;
 }

@@ -51,10 +51,12 @@ void step_expand(Recorder& r, std::size_t D, std::size_t F, Rng& rng) {
   const Tensor& W_1 = r.tensor("W_1", init_weight(rng, D, F), r.tr("first layer, random (the chapter gives none)", "第一层，随机（本章未给出）"));  // (D, F)
   const Tensor& b_1 = r.tensor("b_1", randn(rng, {F}, kBiasStd), r.tr("first-layer bias", "第一层偏置"));             // (F)
   r.tensor("z", add_bias(matmul(r.get("x"), W_1), b_1), r.tr("x W_1 + b_1, the expanded vector", "x W_1 + b_1，展开后的向量"));  // (F)
-  r.note(r.fmt("The chapter's z begins [1.2, -0.5, 0.8, 0.0, -1.1, 0.3, …]: it came from weights it does not "
-               "print, so ours differs. `attnlab lesson gelu` takes the chapter's z values through GELU.",
-               "本章的 z 以 [1.2, -0.5, 0.8, 0.0, -1.1, 0.3, …] 开头：那来自它没有给出的权重，所以和我们的不同。"
-               "`attnlab lesson gelu` 用本章的 z 值逐个算 GELU。"));
+  const std::vector<double>& zc = chapter_ffn().z_printed;
+  r.tensor("chapter_z", Tensor({zc.size()}, zc), r.tr("the first entries of z as the chapter prints them", "本章印出的 z 的前几个数"));
+  r.note(r.tr("The chapter's z came from weights it does not print, so ours differs. `attnlab lesson gelu` takes "
+              "the chapter's z values through GELU and checks its printed results.",
+              "本章的 z 来自它没有给出的权重，所以和我们的不同。`attnlab lesson gelu` 用本章的 z 值逐个算 GELU，"
+              "并核对它印出的结果。"));
 }
 
 void step_activate(Recorder& r, Activation act, std::size_t F) {

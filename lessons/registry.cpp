@@ -6,12 +6,14 @@ namespace attn {
 extern const LessonInfo attention_lesson;  // lessons/attention.cpp
 extern const LessonInfo mha_lesson;        // lessons/mha.cpp
 extern const LessonInfo ffn_lesson;        // lessons/ffn.cpp
+extern const LessonInfo gelu_lesson;       // lessons/gelu.cpp
 
 const std::vector<const LessonInfo*>& all_lessons() {
   static const std::vector<const LessonInfo*> lessons = {
       &attention_lesson,
       &mha_lesson,
       &ffn_lesson,
+      &gelu_lesson,
   };
   return lessons;
 }

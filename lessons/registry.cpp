@@ -7,6 +7,7 @@ extern const LessonInfo attention_lesson;  // lessons/attention.cpp
 extern const LessonInfo mha_lesson;        // lessons/mha.cpp
 extern const LessonInfo ffn_lesson;        // lessons/ffn.cpp
 extern const LessonInfo gelu_lesson;       // lessons/gelu.cpp
+extern const LessonInfo swiglu_lesson;     // lessons/swiglu.cpp
 
 const std::vector<const LessonInfo*>& all_lessons() {
   static const std::vector<const LessonInfo*> lessons = {
@@ -14,6 +15,7 @@ const std::vector<const LessonInfo*>& all_lessons() {
       &mha_lesson,
       &ffn_lesson,
       &gelu_lesson,
+      &swiglu_lesson,
   };
   return lessons;
 }

@@ -8,6 +8,7 @@ extern const LessonInfo mha_lesson;        // lessons/mha.cpp
 extern const LessonInfo ffn_lesson;        // lessons/ffn.cpp
 extern const LessonInfo gelu_lesson;       // lessons/gelu.cpp
 extern const LessonInfo swiglu_lesson;     // lessons/swiglu.cpp
+extern const LessonInfo kv_memory_lesson;  // lessons/kv_memory.cpp
 
 const std::vector<const LessonInfo*>& all_lessons() {
   static const std::vector<const LessonInfo*> lessons = {
@@ -16,6 +17,7 @@ const std::vector<const LessonInfo*>& all_lessons() {
       &ffn_lesson,
       &gelu_lesson,
       &swiglu_lesson,
+      &kv_memory_lesson,
   };
   return lessons;
 }

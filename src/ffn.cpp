@@ -128,6 +128,14 @@ std::vector<std::size_t> top_k_indices(const Tensor& v, std::size_t k) {
   return idx;
 }
 
+double fraction_of_total(const Tensor& v, std::size_t i) {
+  if (v.rank() != 1 || i >= v.numel())
+    throw std::invalid_argument(fmt::format("fraction_of_total: index {} out of {}", i, shape_str(v.shape)));
+  double total = 0.0;
+  for (double x : v.data) total += x;
+  return total > 0.0 ? v.data[i] / total : 0.0;
+}
+
 Tensor row_norms(const Tensor& m) {
   if (m.rank() != 2) throw std::invalid_argument("row_norms: expected rank 2, got " + shape_str(m.shape));
   Tensor out({m.dim(0)});

@@ -74,6 +74,8 @@ MemoryRead ffn_as_memory(const Tensor& x, const Tensor& W_1, const Tensor& b_1, 
 // ---- small helpers for narration --------------------------------------------------------------
 // Indices of the k largest entries of a rank-1 tensor, largest first (ties: lower index first).
 std::vector<std::size_t> top_k_indices(const Tensor& v, std::size_t k);
+// v[i] / Σ_j v[j] for a rank-1 tensor of non-negative numbers (0 if they sum to 0).
+double fraction_of_total(const Tensor& v, std::size_t i);
 // Euclidean norm of each row of a (R, C) tensor -> (R).
 Tensor row_norms(const Tensor& m);
 // Evenly spaced points lo, lo + step, …, hi: n >= 2 of them -> (n).

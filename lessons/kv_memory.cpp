@@ -84,17 +84,17 @@ Layer build_layer(const PlantedMemory& m, std::size_t F, Rng& rng) {
 
 void step_convention(Recorder& r, const Layer& L, const Labels& keys, const Labels& values, std::size_t F) {
   r.step("convention", r.tr("Keys and values: which is a row, which a column", "键和值：哪个是行，哪个是列"),
-         r.fmt("The chapter writes FFN(x) = W_2 · act(W_1 · x + b_1) + b_2 with x a column vector, W_1 of shape "
-               "[4d, d]: there, row j of W_1 is a key and column j of W_2 is a value. attnlab (like PyTorch code "
-               "and the rest of the chapter's numbers) writes x as a row and computes x W_1 with W_1 of shape "
-               "[d, 4d] — the transpose. So here:\n"
-               "  key j   = column j of W_1 (and its bias b_1[j])\n"
+         r.fmt("Section 3.4 says \"row j of W_1 is a key, column j of W_2 is a value\". That reads the formula "
+               "FFN(x) = W_2 · act(W_1 · x + b_1) + b_2 with x a column vector, where W_1 is [4d, d]. But the "
+               "chapter's shapes (W_1 ∈ R^(d×4d)) and its walk-through (x @ W_1) use row vectors, as attnlab does: "
+               "x W_1 with W_1 of shape [d, 4d] — the transpose. In this convention:\n"
+               "  key j   = column j of W_1 (with its bias b_1[j])\n"
                "  value j = row j of W_2\n"
                "Same vectors, stored transposed. (Geva et al. write f(x Kᵀ) V: K's rows are the keys, V's rows "
                "the values; our W_1 is Kᵀ and our W_2 is V.) This layer has {} keys and {} values.",
-               "本章写作 FFN(x) = W_2 · act(W_1 · x + b_1) + b_2，x 是列向量，W_1 的形状是 [4d, d]：在那种写法里，"
-               "W_1 的第 j 行是键，W_2 的第 j 列是值。attnlab（和 PyTorch 代码、本章其余的数值例子一样）把 x 写成"
-               "行向量，计算 x W_1，W_1 的形状是 [d, 4d]——即转置。所以在这里：\n"
+               "3.4 节说“W_1 的第 j 行是键，W_2 的第 j 列是值”。这是把公式 FFN(x) = W_2 · act(W_1 · x + b_1) + b_2 "
+               "中的 x 看作列向量，此时 W_1 是 [4d, d]。但本章给出的形状（W_1 ∈ R^(d×4d)）和数值演示（x @ W_1）"
+               "用的是行向量，attnlab 也一样：x W_1，W_1 的形状是 [d, 4d]——即转置。在这种写法里：\n"
                "  键 j = W_1 的第 j 列（以及它的偏置 b_1[j]）\n"
                "  值 j = W_2 的第 j 行\n"
                "向量相同，只是转置存放。（Geva 等人写作 f(x Kᵀ) V：K 的行是键，V 的行是值；我们的 W_1 就是 Kᵀ，"

@@ -235,3 +235,19 @@ TEST_CASE("the FFN lessons run in both languages, with no English left in Chines
     CHECK(en.out == run_cli(std::string("lesson ") + lesson + " --lang en --color never").out);  // deterministic
   }
 }
+
+TEST_CASE("the gelu trace carries its chart and the tensors it names", "[gelu]") {
+  CliResult r = run_cli("lesson gelu --json -");
+  REQUIRE(r.code == 0);
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& s : doc["steps"])
+    if (s.contains("charts"))
+      for (const auto& c : s["charts"]) {
+        found = true;
+        CHECK(doc["tensors"].contains(c["x"].get<std::string>()));
+        for (const auto& y : c["y"]) CHECK(doc["tensors"][y.get<std::string>()]["shape"][0] == 161);
+      }
+  CHECK(found);
+  for (const char* name : {"values", "gelu", "gelu_tanh", "silu", "relu"}) CHECK(doc["tensors"].contains(name));
+}

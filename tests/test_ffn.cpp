@@ -158,7 +158,7 @@ TEST_CASE("gelu finds the three printed values the chapter got wrong", "[gelu]")
   CHECK(s.notes[0].find("1.0619") != std::string::npos);
 }
 
-TEST_CASE("kv-memory: the planted key fires and its value dominates; the sum is the FFN output", "[kv-memory]") {
+TEST_CASE("kv-memory: the planted key fires, its value dominates, the sum is the FFN output", "[kv-memory]") {
   Trace t = run("kv-memory");
   CHECK(t.at("top_keys").tensor.data[0] == 5.0);           // key 6, index 5
   CHECK(real(t, "planted_activation") == Approx(1.95450).epsilon(1e-5));  // 4 + 4 − 6 = 2; GELU(2) = 2 · 0.97725

@@ -67,6 +67,11 @@ std::string trace_to_json(const Trace& trace) {
       }
       step["tables"] = tables;
     }
+    if (!s.charts.empty()) {
+      json charts = json::array();
+      for (const Chart& c : s.charts) charts.push_back({{"title", c.title}, {"x", c.x}, {"y", c.y}});
+      step["charts"] = charts;
+    }
     if (!s.notes.empty()) step["notes"] = s.notes;
     steps.push_back(step);
   }

@@ -136,17 +136,6 @@ double fraction_of_total(const Tensor& v, std::size_t i) {
   return total > 0.0 ? v.data[i] / total : 0.0;
 }
 
-Tensor row_norms(const Tensor& m) {
-  if (m.rank() != 2) throw std::invalid_argument("row_norms: expected rank 2, got " + shape_str(m.shape));
-  Tensor out({m.dim(0)});
-  for (std::size_t r = 0; r < m.dim(0); ++r) {
-    double s = 0.0;
-    for (std::size_t c = 0; c < m.dim(1); ++c) s += m(r, c) * m(r, c);
-    out.data[r] = std::sqrt(s);
-  }
-  return out;
-}
-
 Tensor linspace(double lo, double hi, std::size_t n) {
   if (n < 2) throw std::invalid_argument("linspace: need at least 2 points");
   Tensor out({n});

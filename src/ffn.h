@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "row_stats.h"  // row_norms
 #include "tensor.h"
 
 namespace attn {
@@ -76,8 +77,6 @@ MemoryRead ffn_as_memory(const Tensor& x, const Tensor& W_1, const Tensor& b_1, 
 std::vector<std::size_t> top_k_indices(const Tensor& v, std::size_t k);
 // v[i] / Σ_j v[j] for a rank-1 tensor of non-negative numbers (0 if they sum to 0).
 double fraction_of_total(const Tensor& v, std::size_t i);
-// Euclidean norm of each row of a (R, C) tensor -> (R).
-Tensor row_norms(const Tensor& m);
 // Evenly spaced points lo, lo + step, …, hi: n >= 2 of them -> (n).
 Tensor linspace(double lo, double hi, std::size_t n);
 // Round to `decimals` places, halves away from zero (as the chapter rounds by hand).

@@ -16,7 +16,7 @@ TEST_CASE("SplitMix64 reference values", "[random]") {
   CHECK(rng.next_u64() == 0x06C45D188009454FULL);
 }
 
-TEST_CASE("uniform is in [0, 1) and normal has mean 0, variance 1", "[random]") {
+TEST_CASE("uniform stays in 0 to 1 and normal has mean 0, variance 1", "[random]") {
   Rng rng(42);
   double sum = 0, sum_sq = 0;
   int outside = 0;

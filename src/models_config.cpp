@@ -309,6 +309,17 @@ ModelConfig select_model(const std::string& preset, const std::string& config_pa
   if (!preset.empty()) return load_preset(preset);
   if (!config_path.empty()) return load_config_file(config_path);
   if (dims.d_model > 0) return model_from_dims(dims);
+  if (dims.heads > 0) {
+    // Heads alone (the chapter's "12 query heads, 4 KV groups"): heads of --head-dim, default
+    // 64 as in the chapter's d_k = 768 / 12, so d_model = heads · head_dim.
+    ModelDims filled = dims;
+    u64 head_dim = dims.head_dim > 0 ? dims.head_dim : 64;
+    filled.d_model = mul(dims.heads, head_dim, "--heads x --head-dim");
+    filled.head_dim = head_dim;
+    ModelConfig m = model_from_dims(filled);
+    m.title = fmt::format("explicit dims, d_model = {} x {}", dims.heads, head_dim);
+    return m;
+  }
   throw UsageError(fmt::format("give --model NAME (one of {}), --config FILE, or --d-model and --heads",
                                fmt::join(preset_names(), ", ")));
 }

@@ -129,3 +129,18 @@ TEST_CASE("real sizes run and print summarized", "[cli][mha]") {
   CHECK(r.out.find("…") != std::string::npos);
   CHECK(r.out.size() < 200000);
 }
+
+TEST_CASE("kv-cache with heads alone gives the chapter's 24, 8 and 2 cached vectors", "[cli][kv]") {
+  // 12 query heads of 64 (d_model 768), GQA with 4 groups: 2·12 = 24, 2·4 = 8, MQA 2 vectors per layer
+  CliResult r = run_cli("kv-cache --heads 12 --kv-heads 4 --lang en");
+  REQUIRE(r.code == 0);
+  auto line_of = [&](const std::string& kind) {
+    std::size_t at = r.out.find("\n  " + kind + "   2·");
+    REQUIRE(at != std::string::npos);
+    return r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  };
+  CHECK(line_of("MHA").find(" 24 ") != std::string::npos);
+  CHECK(line_of("GQA").find(" 8 ") != std::string::npos);
+  CHECK(line_of("GQA").find("33.3%") != std::string::npos);  // "2/3 less"
+  CHECK(line_of("MQA").find(" 2 ") != std::string::npos);
+}

@@ -63,7 +63,8 @@ std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& t, 
   TextTable tb;
   tb.right = {false, false, true, false};
   tb.rows.push_back({tr(lang, "per token, one layer", "每 token、每层"), per_layer_formula(m), with_commas_u(per_layer), size_text(bytes_of(per_layer, t, "KV"))});
-  tb.rows.push_back({trf(lang, "per token, {} layers","每 token、{} 层", m.l), "", with_commas_u(all.elements_per_token), size_text(all.bytes_per_token)});
+  tb.rows.push_back({m.l == 1 ? std::string(tr(lang, "per token, the 1 layer", "每 token、共 1 层"))
+                              : trf(lang, "per token, {} layers", "每 token、{} 层", m.l), "", with_commas_u(all.elements_per_token), size_text(all.bytes_per_token)});
   tb.rows.push_back({trf(lang, "per sequence of {} tokens","每条序列（{} 个 token）", with_commas_u(o.seq_len)), "", with_commas_u(one.elements_total), size_text(one.total_bytes)});
   if (o.batch > 1)
     tb.rows.push_back({trf(lang, "batch of {}","批大小 {}", o.batch), "", with_commas_u(all.elements_total), size_text(all.total_bytes)});

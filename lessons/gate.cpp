@@ -15,19 +15,12 @@ namespace {
 
 constexpr double kClosedLogit = -6.0;  // σ(-6) = 0.0025: a gate that is as good as shut
 
-struct Dims {
-  std::size_t T, D, H, Dk;
-};
+using Dims = HeadDims;
 
 Dims resolve_dims(const LessonConfig& c, std::size_t T) {
-  std::size_t D = positive(c.d_model, 8, "--d-model");
-  std::size_t H = positive(c.heads, 2, "--heads");
-  require_divisible(D, "--d-model", H, "--heads");
-  require_fits({D, D}, "W_Q", "--d-model");
-  require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
-  require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
+  Dims d = resolve_head_dims(c, T);
   require_fits({T, T}, "X Xᵀ", "--seq-len/--tokens");
-  return {T, D, H, D / H};
+  return d;
 }
 
 // The gate weights: random, then — when the tokens are independent (T <= D) — one exact edit that

@@ -77,6 +77,16 @@ void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const c
                                  (a / b + 1) * b));
 }
 
+HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T) {
+  std::size_t D = positive(c.d_model, 8, "--d-model");
+  std::size_t H = positive(c.heads, 2, "--heads");
+  require_divisible(D, "--d-model", H, "--heads");
+  require_fits({D, D}, "W_Q", "--d-model");
+  require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
+  require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
+  return {T, D, H, D / H};
+}
+
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n) {
   // "小明昨天在北京的餐厅吃了一顿很好吃的火锅" — the chapter's example sentence (section 1.1).
   static const std::vector<std::string> zh = {"小明", "昨天", "在", "北京", "的", "餐厅", "吃了", "火锅"};

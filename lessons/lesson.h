@@ -61,6 +61,13 @@ void require_fits(const Shape& shape, const std::string& what, const std::string
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag);
 
+// The sizes of a multi-head lesson: T tokens, D = --d-model (default 8), H = --heads (default 2),
+// Dk = D / H; checks divisibility and that W (D, D), X (T, D) and the scores (H, T, T) fit.
+struct HeadDims {
+  std::size_t T, D, H, Dk;
+};
+HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T);
+
 // The chapter's sentence, cut into its first tokens (小明 / 昨天 / 在 / 北京 …).
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n);
 // Record seed, causal and the token list in the trace config (every lesson on tokens does).

@@ -11,19 +11,9 @@ namespace attn {
 
 namespace {
 
-struct Dims {
-  std::size_t T, D, H, Dk;
-};
+using Dims = HeadDims;
 
-Dims resolve_dims(const LessonConfig& c, std::size_t T) {
-  std::size_t D = positive(c.d_model, 8, "--d-model");
-  std::size_t H = positive(c.heads, 2, "--heads");
-  require_divisible(D, "--d-model", H, "--heads");
-  require_fits({D, D}, "W_Q", "--d-model");
-  require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
-  require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
-  return {T, D, H, D / H};
-}
+Dims resolve_dims(const LessonConfig& c, std::size_t T) { return resolve_head_dims(c, T); }
 
 void step_split_heads(Recorder& r, const Dims& d, const Tensor& X, const Tensor& W_Q, const AttentionPass& p,
                       const std::vector<std::string>& tokens) {

@@ -14,19 +14,9 @@ namespace attn {
 
 namespace {
 
-struct Dims {
-  std::size_t T, D, H, Dk;
-};
+using Dims = HeadDims;
 
-Dims resolve_dims(const LessonConfig& c, std::size_t T) {
-  std::size_t D = positive(c.d_model, 8, "--d-model");
-  std::size_t H = positive(c.heads, 2, "--heads");
-  require_divisible(D, "--d-model", H, "--heads");
-  require_fits({D, D}, "W_Q", "--d-model");
-  require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
-  require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
-  return {T, D, H, D / H};
-}
+Dims resolve_dims(const LessonConfig& c, std::size_t T) { return resolve_head_dims(c, T); }
 
 // The second input: the rest of the chapter's sentence when it is long enough, else u1 … uT.
 std::vector<std::string> other_tokens(Lang lang, std::size_t T) {

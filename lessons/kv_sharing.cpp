@@ -220,12 +220,11 @@ void step_cache(Recorder& r, const KvDims& d, bool mqa) {
   Table chapter{header, {row("MHA", 12, 12, 64), row("GQA", 12, 4, 64), row("MQA", 12, 1, 64)}};
   r.table(chapter);
   Fraction ch = cache_reduction(12, 4);
-  r.note(r.fmt("The chapter's example (12 query heads, d_k 64, second table): {} → {} with 4 groups → {} for MQA. "
-               "GQA keeps {} of {} vectors, {}/{} less — the chapter's \"2/3 less\".",
-               "本章的例子（12 个查询头，d_k 64，第二张表）：{} → 4 组时 {} → MQA {}。GQA 保留 {} 个中的 {} 个，少了 "
-               "{}/{}——正是本章说的“减少 2/3”。",
-               kv_cache_vectors(12), kv_cache_vectors(4), kv_cache_vectors(1), kv_cache_vectors(4),
-               kv_cache_vectors(12), ch.num, ch.den));
+  r.note(r.fmt("{0} → {1} → {2}: the chapter's example (second table: 12 query heads as MHA, in 4 groups, as MQA; "
+               "d_k 64). GQA keeps {1} of {0} vectors, {3}/{4} less — the chapter's \"2/3 less\".",
+               "{0} → {1} → {2}：本章的例子（第二张表：12 个查询头分别作 MHA、分 4 组、作 MQA；d_k 64）。GQA 在 {0} "
+               "个向量里只留 {1} 个，少了 {3}/{4}——正是本章说的“减少 2/3”。",
+               kv_cache_vectors(12), kv_cache_vectors(4), kv_cache_vectors(1), ch.num, ch.den));
 }
 
 void step_params(Recorder& r, const KvDims& d) {

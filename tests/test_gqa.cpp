@@ -79,7 +79,7 @@ TEST_CASE("expand_kv_weights copies each group's block to its heads", "[gqa]") {
   CHECK(expand_kv_weights(W, 4, 2).data == std::vector<double>{1, 2, 1, 2, 3, 4, 3, 4});
 }
 
-TEST_CASE("equivalences: grouped (expanded) == by group == MHA on copied weights; g = h == MHA", "[gqa][mqa]") {
+TEST_CASE("equivalences: grouped (expanded) == by group == MHA on copied weights, and g = h == MHA", "[gqa][mqa]") {
   struct Case {
     std::size_t H, G, D, T;
   };

@@ -40,7 +40,8 @@ std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector
   }
   if (c.seq_len) {
     std::size_t n = positive(c.seq_len, 0, "--seq-len");
-    if (n <= defaults.size()) return std::vector<std::string>(defaults.begin(), defaults.begin() + n);
+    std::vector<std::string> sentence = chapter_tokens(c.lang, n);
+    if (sentence.size() == n) return sentence;  // the chapter's sentence has 8 tokens
     for (std::size_t i = 0; i < n; ++i) tokens.push_back("t" + std::to_string(i + 1));
     return tokens;
   }

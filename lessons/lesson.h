@@ -51,8 +51,9 @@ const LessonInfo* find_lesson(const std::string& name);  // nullptr if unknown
 // ---- option helpers (each throws a UsageError naming the flag) --------------------------------
 // A positive size: the option's value or the default; zero or negative is an error.
 std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback, const char* flag);
-// The tokens of a run: --tokens split on whitespace, or placeholders t1 … tN for --seq-len N,
-// or the lesson's defaults. --tokens and --seq-len together must agree.
+// The tokens of a run: --tokens split on whitespace; for --seq-len N the first N tokens of the
+// chapter's sentence (up to 8), or placeholders t1 … tN past that; otherwise the lesson's
+// defaults. --tokens and --seq-len together must agree.
 std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector<std::string>& defaults);
 // Numbers from "0.47 0.50 0.59" or "0.47,0.50,0.59"; a non-number is an error naming the flag.
 std::vector<double> parse_numbers(const std::string& text, const char* flag);

@@ -38,10 +38,33 @@ std::string describe(const ModelConfig& m, Lang lang) {
                      tr(lang, "KV heads", "个 KV 头"), m.d_h);
 }
 
-void add_items(TextTable& t, const std::string& group, const std::vector<ParamItem>& items) {
+// An item's name as shown: matrix names (W_Q, b_1, q_norm …) as they are; the descriptive ones in
+// the run's language. (The English name stays the JSON key.)
+std::string item_label(const std::string& name, Lang lang) {
+  if (lang == Lang::En) return name;
+  static const std::pair<const char*, const char*> zh[] = {
+      {"token embedding", "词嵌入"},
+      {"position embedding", "位置嵌入"},
+      {"final norm", "最终归一化"},
+      {"lm_head (tied to the token embedding)", "lm_head（与词嵌入共享，不重复计）"},
+      {"norm 1", "归一化 1"},
+      {"norm 2", "归一化 2"},
+      {"norm 3", "归一化 3"},
+      {"norm 4", "归一化 4"},
+      {"routed experts", "路由专家"},
+      {"shared experts", "共享专家"},
+      {"router W_gate", "路由器 W_gate"},
+      {"router e_score_correction_bias", "路由器 e_score_correction_bias"},
+  };
+  for (const auto& [en, cn] : zh)
+    if (name == en) return cn;
+  return name;
+}
+
+void add_items(TextTable& t, const std::string& group, const std::vector<ParamItem>& items, Lang lang) {
   bool first = true;
   for (const auto& p : items) {
-    t.rows.push_back({first ? group : "", p.name, p.shape, with_commas_u(p.count)});
+    t.rows.push_back({first ? group : "", item_label(p.name, lang), p.shape, with_commas_u(p.count)});
     first = false;
   }
 }
@@ -52,9 +75,9 @@ std::string layer_section(const LayerParams& lp, Lang lang) {
   TextTable t;
   t.header = {tr(lang, "block", "模块"), tr(lang, "weight", "权重"), tr(lang, "shape", "形状"), tr(lang, "params", "参数量")};
   t.right = {false, false, false, true};
-  add_items(t, tr(lang, "attention", "注意力"), lp.attention);
-  add_items(t, lp.moe ? "MoE" : "FFN", lp.ffn);
-  add_items(t, tr(lang, "norms", "归一化"), lp.norms);
+  add_items(t, tr(lang, "attention", "注意力"), lp.attention, lang);
+  add_items(t, lp.moe ? "MoE" : "FFN", lp.ffn, lang);
+  add_items(t, tr(lang, "norms", "归一化"), lp.norms, lang);
   out += render_table(t);
   u64 core = lp.attention_total + lp.ffn_total;
   out += trf(lang, "  attention {}  +  {} {}  +  norms {}  =  {} per layer\n","  注意力 {}  +  {} {}  +  归一化 {}  =  每层 {}\n",
@@ -78,12 +101,12 @@ std::string render_text(const ModelConfig& m, const ParamReport& r, Lang lang) {
   out += "\n";
   TextTable e;
   e.right = {false, false, true};
-  for (const auto& p : r.embeddings) e.rows.push_back({p.name, p.shape, with_commas_u(p.count)});
+  for (const auto& p : r.embeddings) e.rows.push_back({item_label(p.name, lang), p.shape, with_commas_u(p.count)});
   out += std::string(tr(lang, "Embeddings\n", "嵌入\n")) + render_table(e) + "\n";
   for (const auto& lp : r.layers) out += layer_section(lp, lang);
   TextTable h;
   h.right = {false, false, true};
-  for (const auto& p : r.head) h.rows.push_back({p.name, p.shape, with_commas_u(p.count)});
+  for (const auto& p : r.head) h.rows.push_back({item_label(p.name, lang), p.shape, with_commas_u(p.count)});
   out += std::string(tr(lang, "Output\n", "输出\n")) + render_table(h) + "\n";
   TextTable s;
   s.right = {false, true};

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   attn::cli::setup_models(app);
   attn::cli::setup_params(app);
   attn::cli::setup_kv_cache(app);
+  attn::cli::check_option_values(app);
 
   try {
     if (argc > 1 && argv[1][0] != '-') {

@@ -19,6 +19,9 @@ void setup_kv_cache(CLI::App& root);  // attnlab kv-cache
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).
 void check_lesson_name(int argc, char** argv);
+// After setup: every option that takes a value refuses "" and, for integers, anything that is
+// not a whole number in its type's range (no wrapped "-1", no saturated 2^64).
+void check_option_values(CLI::App& app);
 
 // Write a finished report to stdout in one piece.
 void emit(const std::string& text);

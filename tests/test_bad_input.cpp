@@ -1,0 +1,49 @@
+// Bad input found by a hostile read, kept as regression tests: every case must be one line on
+// stderr naming the flag, exit code 2 and nothing on stdout.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "run_cli.h"
+
+namespace {
+
+std::size_t lines_of(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+void rejects(const std::string& args, const std::string& needle) {
+  CliResult r = run_cli(args);
+  INFO("attnlab " << args << "\nstderr: " << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(lines_of(r.err) == 1);
+  CHECK(r.err.find(needle) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("an empty option value is an error, not the default", "[bad-input]") {
+  // CLI11 read "" as "not given" (or as 0 for --precision) and ran the default lesson.
+  rejects("lesson mha --seq-len ''", "--seq-len: empty value");
+  rejects("lesson attention --precision ''", "--precision: empty value");
+  rejects("lesson symmetry --lr ''", "--lr: empty value");
+  rejects("kv-cache --model gpt2 --memory ''", "--memory: empty value");
+  rejects("kv-cache --model gpt2 --compare ''", "--compare: empty value");
+}
+
+TEST_CASE("a negative size is refused by name, never wrapped to 2^64 - 1", "[bad-input]") {
+  // Before: "--heads: give the number of query heads" for --d-model -1, and
+  // "parameter count overflows 64 bits (201379840 x 18446744073709551615)" for --layers -1.
+  rejects("params --d-model -1 --heads 2", "--d-model: must not be negative (got -1)");
+  rejects("params --d-model 64 --heads 2 --layers -1", "--layers: must not be negative");
+  rejects("kv-cache --model gpt2 --seq-len -1", "--seq-len: must not be negative");
+  rejects("kv-cache --model gpt2 --batch -3", "--batch: must not be negative");
+}
+
+TEST_CASE("an integer past its type's range is refused, not saturated", "[bad-input]") {
+  // Before: --seed 2^64 ran silently as seed 2^63 - 1.
+  rejects("lesson mha --seed 18446744073709551616", "--seed: 18446744073709551616 is out of range");
+  rejects("lesson mha --seq-len 9223372036854775808", "--seq-len: 9223372036854775808 is out of range");
+  rejects("kv-cache --model gpt2 --seq-len 18446744073709551616", "--seq-len: 18446744073709551616 is out of range");
+  rejects("lesson mha --seq-len 0x10", "--seq-len: '0x10' is not a whole number");
+  CHECK(run_cli("lesson mha --seed 9223372036854775807").code == 0);  // the largest seed still runs
+}

@@ -16,6 +16,9 @@ namespace attn {
 namespace {
 
 constexpr double kInitStd = 0.02;  // GPT-2's initialization: every weight N(0, 0.02²)
+// Training runs three times in full before anything prints: keep a lesson to seconds.
+constexpr std::size_t kMaxSteps = 10000;
+constexpr double kMaxWork = 5e9;  // multiply-adds over all three runs (~3 s on one core)
 
 struct Setup {
   std::size_t T, D, H, Dk, steps;
@@ -34,7 +37,15 @@ Setup resolve(const LessonConfig& c, std::size_t T) {
   require_fits({D, D}, "W_Q", "--d-model");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({H, T, T}, "the attention weights", "--seq-len/--tokens or --heads");
-  require_fits({steps + 1}, "the loss curve", "--steps");
+  if (steps > kMaxSteps)
+    throw UsageError(fmt::format("--steps {} is more than this lesson trains (at most {})", steps, kMaxSteps));
+  // Per step, forward: 4·T·D² (W_Q, W_K, W_V, W_O) + 2·T²·D (scores, weighted sums); backward about twice that.
+  double Td = static_cast<double>(T), Dd = static_cast<double>(D);
+  double work = 3.0 * 3.0 * static_cast<double>(steps) * (4.0 * Td * Dd * Dd + 2.0 * Td * Td * Dd);
+  if (work > kMaxWork)
+    throw UsageError(fmt::format("--steps {} on {} tokens with --d-model {} is about {:.1e} multiply-adds of training, "
+                                 "more than a lesson should take ({:.0e}); reduce --steps, --d-model or --seq-len",
+                                 steps, T, D, work, kMaxWork));
   return {T, D, H, D / H, steps, lr};
 }
 
@@ -181,6 +192,11 @@ Trace run(const LessonConfig& c) {
   TrainRun same = train(X, Y, st.identical, s.H, s.steps, s.lr);
   TrainRun diff = train(X, Y, st.random, s.H, s.steps, s.lr);
   TrainRun zero = train(X, Y, st.zero, s.H, s.steps, s.lr);
+  for (const TrainRun* run : {&same, &diff})
+    if (run->diverged_at)
+      throw UsageError(fmt::format("--lr {}: gradient descent diverges (a weight passed {:.0e} after step {}); "
+                                   "use a smaller --lr (the default is 1)",
+                                   s.lr, kDivergedWeight, run->diverged_at));
   step_gradients(r, s, st, same, diff, zero);
   step_train(r, s, same, diff);
   step_final(r, s, X, same, diff, tokens);

@@ -65,6 +65,10 @@ TrainRun train(const Tensor& X, const Tensor& Y, MhaWeights w, std::size_t n_hea
     MhaWeights g = mha_backward(X, w, a, mse_backward(a.output, Y), n_heads);
     if (step == 0) run.first_grads = g;
     sgd_step(w, g, lr);
+    for (const Tensor* t : {&w.W_Q, &w.W_K, &w.W_V, &w.W_O})
+      for (double v : t->data)
+        if (!(std::fabs(v) <= kDivergedWeight)) run.diverged_at = step + 1;  // also catches NaN
+    if (run.diverged_at) break;
   }
   run.final = w;
   return run;

@@ -46,9 +46,12 @@ struct TrainRun {
   std::vector<double> gap;   // [steps+1]: head_gap(·, 0, 1)
   MhaWeights first_grads;    // the gradients of step 1
   MhaWeights final;          // the weights after the last step
+  std::size_t diverged_at = 0;  // 0: never; else the step after which a weight was no longer finite or
+                                // passed kDivergedWeight (the learning rate is too large); training stops there
 };
+constexpr double kDivergedWeight = 1e6;
 
-// Plain gradient descent on mse(mha_forward(X).output, Y) for `steps` steps.
+// Plain gradient descent on mse(mha_forward(X).output, Y) for `steps` steps (fewer if it diverges).
 TrainRun train(const Tensor& X, const Tensor& Y, MhaWeights w, std::size_t n_heads, std::size_t steps, double lr);
 
 }  // namespace attn

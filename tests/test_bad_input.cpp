@@ -47,3 +47,17 @@ TEST_CASE("an integer past its type's range is refused, not saturated", "[bad-in
   rejects("lesson mha --seq-len 0x10", "--seq-len: '0x10' is not a whole number");
   CHECK(run_cli("lesson mha --seed 9223372036854775807").code == 0);  // the largest seed still runs
 }
+
+TEST_CASE("symmetry: a learning rate that diverges is a usage error, not an internal one", "[bad-input][symmetry]") {
+  // Before: exit 1, "internal error: softmax_rows: a row is fully masked (please report this)".
+  rejects("lesson symmetry --lr 1e12", "--lr 1000000000000: gradient descent diverges");
+  rejects("lesson symmetry --lr 10", "--lr 10: gradient descent diverges");
+  CHECK(run_cli("lesson symmetry --lr 2.5").code == 0);  // large but stable at the default size
+}
+
+TEST_CASE("symmetry: training is capped so a lesson never hangs", "[bad-input][symmetry]") {
+  // Before: --steps 1000000 ran for 22 s, --d-model 2048 --seq-len 64 for over a minute.
+  rejects("lesson symmetry --steps 1000000", "--steps 1000000 is more than this lesson trains (at most 10000)");
+  rejects("lesson symmetry --d-model 2048 --seq-len 64", "reduce --steps, --d-model or --seq-len");
+  CHECK(run_cli("lesson symmetry --steps 10000").code == 0);
+}

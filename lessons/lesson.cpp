@@ -48,6 +48,8 @@ std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector
   return defaults;
 }
 
+constexpr double kMaxInput = 1e6;
+
 std::vector<double> parse_numbers(const std::string& text, const char* flag) {
   std::string spaced = text;
   for (char& ch : spaced)
@@ -58,8 +60,12 @@ std::vector<double> parse_numbers(const std::string& text, const char* flag) {
     errno = 0;
     char* end = nullptr;
     double v = std::strtod(word.c_str(), &end);
-    if (end == word.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    bool overflow = errno == ERANGE && std::fabs(v) > 1.0;  // ERANGE on underflow (1e-320) is a fine tiny number
+    if (end == word.c_str() || *end != '\0' || overflow || !std::isfinite(v))
       throw UsageError(fmt::format("{}: '{}' is not a finite number", flag, word));
+    // Inputs are activations of order 1; past 1e6 squares and sums of them overflow to inf/nan.
+    if (std::fabs(v) > kMaxInput)
+      throw UsageError(fmt::format("{}: {} is too large; give numbers between -1e6 and 1e6", flag, word));
     out.push_back(v);
   }
   if (out.empty()) throw UsageError(fmt::format("{} needs at least one number", flag));

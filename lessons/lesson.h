@@ -55,7 +55,7 @@ std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback,
 // chapter's sentence (up to 8), or placeholders t1 … tN past that; otherwise the lesson's
 // defaults. --tokens and --seq-len together must agree.
 std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector<std::string>& defaults);
-// Numbers from "0.47 0.50 0.59" or "0.47,0.50,0.59"; a non-number is an error naming the flag.
+// Numbers from "0.47 0.50 0.59" or "0.47,0.50,0.59"; a non-number, or one past ±1e6, is an error naming the flag.
 std::vector<double> parse_numbers(const std::string& text, const char* flag);
 // Refuse a tensor that would be too large, naming the flags that set its shape.
 void require_fits(const Shape& shape, const std::string& what, const std::string& flags);

@@ -61,3 +61,16 @@ TEST_CASE("symmetry: training is capped so a lesson never hangs", "[bad-input][s
   rejects("lesson symmetry --d-model 2048 --seq-len 64", "reduce --steps, --d-model or --seq-len");
   CHECK(run_cli("lesson symmetry --steps 10000").code == 0);
 }
+
+TEST_CASE("--x and --values past 1e6 are refused: no inf or nan printed as a result", "[bad-input][ffn][swiglu][gelu]") {
+  // Before: lesson ffn --x "1e308 1e308 1e308 1e308" printed inf, -inf and nan in the hidden layer and output.
+  rejects("lesson ffn --x '1e308 1e308 1e308 1e308'", "--x: 1e308 is too large");
+  rejects("lesson swiglu --x '1e308 -1e308 1e308 -1e308'", "--x: 1e308 is too large");
+  rejects("lesson gelu --values '1e7'", "--values: 1e7 is too large");
+  CliResult edge = run_cli("lesson swiglu --x '1e6 -1e6 1e6 -1e6' --lang en");
+  CHECK(edge.code == 0);
+  CHECK(edge.out.find("nan") == std::string::npos);
+  CHECK(edge.out.find("inf") == std::string::npos);
+  // 1e-320 is a (subnormal) finite number; strtod's underflow ERANGE once called it "not a finite number".
+  CHECK(run_cli("lesson gelu --values '1e-320'").code == 0);
+}

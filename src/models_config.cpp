@@ -5,6 +5,7 @@
 // Legend: d = hidden_size, l = num_hidden_layers, n_h = num_attention_heads,
 // n_g = num_key_value_heads, d_h = head_dim, d_ff = intermediate_size.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -244,6 +245,9 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
 }
 
 ModelConfig load_config_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))  // opens fine on Linux, then reads as "not valid JSON"
+    throw UsageError(fmt::format("--config: '{}' is a directory; give a config.json file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("--config: cannot read '{}'", path));
   std::stringstream ss;

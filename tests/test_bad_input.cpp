@@ -74,3 +74,9 @@ TEST_CASE("--x and --values past 1e6 are refused: no inf or nan printed as a res
   // 1e-320 is a (subnormal) finite number; strtod's underflow ERANGE once called it "not a finite number".
   CHECK(run_cli("lesson gelu --values '1e-320'").code == 0);
 }
+
+TEST_CASE("--config naming a directory says so", "[bad-input][models]") {
+  // Before: "…: not valid JSON ([json.exception.parse_error.101] … unexpected end of input …)".
+  rejects("params --config /tmp", "--config: '/tmp' is a directory");
+  rejects("kv-cache --compare /tmp/,gpt2", "--config: '/tmp/' is a directory");
+}

@@ -76,8 +76,8 @@ std::string render_chart(const Trace& trace, const Chart& chart, const RenderOpt
   // pass 1: the axes
   std::vector<std::vector<std::string>> grid(kHeight, std::vector<std::string>(kWidth, " "));
   std::size_t zero_row = row_of(0.0);
-  std::size_t zero_col = kWidth;  // none unless 0 is within the x range
-  if (xlo <= 0.0 && xhi >= 0.0)
+  std::size_t zero_col = kWidth;  // none unless 0 is within the x range (at its left end the frame's | is the axis)
+  if (xlo < 0.0 && xhi >= 0.0)
     zero_col = static_cast<std::size_t>(std::lround(-xlo / (xhi - xlo) * static_cast<double>(kWidth - 1)));
   for (std::size_t c = 0; c < kWidth; ++c) grid[zero_row][c] = "-";
   if (zero_col < kWidth)

@@ -93,7 +93,7 @@ void step_chapter(Recorder& r) {
   else
     r.note(r.fmt("{} of the {} printed values are right; {} are not. The chapter's conclusion still holds: positive "
                  "values mostly pass, negative ones are squashed to small negatives — but use the computed numbers.",
-                 "{} 个印出的值中 {} 个正确，{} 个有误。本章的结论依然成立：正值大体通过，负值被压成很小的负数——"
+                 "印出的 {1} 个值中 {0} 个正确，{2} 个有误。本章的结论依然成立：正值大体通过，负值被压成很小的负数——"
                  "但请以计算出的数值为准。",
                  n - wrong, n, wrong));
 }

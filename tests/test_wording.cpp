@@ -1,0 +1,18 @@
+// Text a learner reads, checked where a review found it wrong.
+#include <catch2/catch.hpp>
+
+#include "run_cli.h"
+
+TEST_CASE("gelu zh: 'of the 6 printed values, 3 are right' in that order", "[wording][gelu]") {
+  // The chapter prints 6 GELU values; 3 round to the computed ones (see lessons/gelu.cpp).
+  // Before: "3 个印出的值中 6 个正确" — "of 3 printed values, 6 are right".
+  CliResult r = run_cli("lesson gelu --lang zh --color never");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("印出的 6 个值中 3 个正确，3 个有误") != std::string::npos);
+}
+
+TEST_CASE("mha: head i's columns are counted with heads from 1", "[wording][mha]") {
+  CliResult en = run_cli("lesson mha --lang en --color never");
+  CHECK(en.out.find("(i−1)·d_k … i·d_k − 1") != std::string::npos);
+  CHECK(en.out.find("i·d_k … (i+1)·d_k") == std::string::npos);
+}

@@ -67,7 +67,7 @@ void step_hidden(Recorder& r, const SwigluPass& p, const Tensor& W_down) {
   std::size_t open = 0;
   for (double f : frac.data) open += f > 0.5 ? 1 : 0;
   if (F <= 32) {
-    Table t{{r.tr("unit", "单元"), "gate_pre", "σ", "gate", "up", "hidden", r.tr("gate", "门")}, {}};
+    Table t{{r.tr("unit", "单元"), "gate_pre", "σ", "gate", "up", "hidden", r.tr("open?", "门开否")}, {}};
     for (std::size_t j = 0; j < F; ++j)
       t.rows.push_back({I(j + 1), p.gate_pre.data[j], frac.data[j], p.gate.data[j], p.up.data[j], p.hidden.data[j],
                         std::string(frac.data[j] > 0.5 ? r.tr("open", "开") : r.tr("closed", "关"))});

@@ -149,6 +149,12 @@ MemoryRead step_read(Recorder& r, const Layer& L, const Tensor& x, const std::st
                       std::string(j == m.slot ? r.tr("← planted", "← 植入的") : "")});
   }
   r.table(t);
+  if (mr.activation.data[static_cast<std::size_t>(mr.top_keys.data[0])] <= 0.0)
+    r.note(r.tr("No key fires for this input: every activation is 0 or below, so the \"strongest\" keys above are "
+                "only the least negative ones. A negative activation still writes its value, faintly and with the "
+                "sign flipped.",
+                "这个输入没有让任何键激活：所有激活值都 ≤ 0，上面“最强”的键只是负得最少的几个。负的激活值仍会把它的值"
+                "写出去，只是很弱，而且符号相反。"));
   r.value("planted_activation" + suffix, mr.activation.data[m.slot],
           r.fmt("activation of key {} (planted)", "键 {}（植入的）的激活", m.slot + 1));
 

@@ -16,3 +16,14 @@ TEST_CASE("mha: head i's columns are counted with heads from 1", "[wording][mha]
   CHECK(en.out.find("(i−1)·d_k … i·d_k − 1") != std::string::npos);
   CHECK(en.out.find("i·d_k … (i+1)·d_k") == std::string::npos);
 }
+
+TEST_CASE("kv-memory: when every activation is negative, no key is said to fire", "[wording][kv-memory]") {
+  // Germany input at the default seed: every match_other is negative (largest -0.0193, key 7), so every
+  // GELU activation is below 0 and the "keys that fire most" are only the least negative ones.
+  CliResult r = run_cli("lesson kv-memory --lang en --color never");
+  REQUIRE(r.code == 0);
+  std::size_t at = r.out.find("No key fires for this input");
+  REQUIRE(at != std::string::npos);
+  CHECK(at > r.out.find("The capital of Germany"));  // only for the second input, not the planted one
+  CHECK(r.out.find("No key fires", at + 1) == std::string::npos);
+}

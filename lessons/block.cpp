@@ -75,14 +75,14 @@ void step_ln(Recorder& r, int which, const Tensor& in, const LayerNormPass& ln, 
          r.fmt("Each token's row of {} on its own: subtract its mean, divide by sqrt(variance + ε) with ε = 1e-5, "
                "then scale each channel by γ and shift it by β (both learned, d_model numbers each). The block "
                "reads a normalized copy; the residual stream itself is left as it is.",
-               "{} 的每个词的那一行单独处理：减去自己的均值，除以 sqrt(方差 + ε)，ε = 1e-5；再按通道乘 γ、加 β"
+               "对 {} 中每个词的那一行分别处理：减去这一行的均值，除以 sqrt(方差 + ε)，ε = 1e-5；再按通道乘 γ、加 β"
                "（两者都可学习，各 d_model 个数）。块读的是归一化后的副本；残差流本身保持不动。",
                input));
   r.tensor("ln" + n + "_gamma", gamma, r.tr("γ: learned scale per channel", "γ：每个通道可学习的缩放"));
   r.tensor("ln" + n + "_beta", beta, r.tr("β: learned shift per channel", "β：每个通道可学习的平移"));
   r.tensor("ln" + n + "_out", ln.out, r.tr("normalized, then γ and β", "归一化后再乘 γ、加 β"), Labels{.rows = tokens});
   Tensor m_hat = row_means(ln.xhat), n_hat = row_norms(ln.xhat);  // (T), (T)
-  Table t{{r.tr("token", "词"), r.tr("mean", "均值"), "1/rstd", r.tr("mean after", "归一化后均值"),
+  Table t{{r.tr("token", "词"), r.tr("mean", "均值"), "√(var+ε)", r.tr("mean after", "归一化后均值"),
            r.tr("|x̂| / √d", "|x̂| / √d")}, {}};
   double sqrt_d = std::sqrt(static_cast<double>(in.dim(1)));
   for (std::size_t i = 0; i < std::min<std::size_t>(tokens.size(), 16); ++i)

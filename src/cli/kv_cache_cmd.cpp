@@ -233,7 +233,8 @@ void run_kv(KvOptions o) {
     emit(model_json(m, o, t, variants).dump(2) + "\n");
     return;
   }
-  std::string out = fmt::format("KV cache — {} ({}): {}, {} {}\n", m.name, m.title, kind_text(m), m.l, tr(lang, "layers", "层"));
+  std::string out = fmt::format("KV cache — {} ({}): {}, {} {}\n", m.name, m.title, kind_text(m), m.l,
+                                m.l == 1 ? tr(lang, "layer", "层") : tr(lang, "layers", "层"));
   out += trf(lang, "  dtype {} ({} bytes per element) · seq-len {} · batch {} · tp {}\n\n","  数据类型 {}（每元素 {} 字节）· 序列长 {} · 批大小 {} · tp {}\n\n",
                      t.name, bytes_per_element_text(t), with_commas_u(o.seq_len), o.batch, o.tp);
   out += own_cache(m, o, t, lang);

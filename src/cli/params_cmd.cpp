@@ -34,8 +34,8 @@ std::string describe(const ModelConfig& m, Lang lang) {
   if (m.mla)
     return fmt::format("MLA: {} {} · d_c {} + d_R {}{}", m.n_h, tr(lang, "heads", "个头"), m.d_c, m.d_R,
                        m.d_cq ? fmt::format(", d_cq {}", m.d_cq) : "");
-  return fmt::format("{}: {} {} {} {} × d_h {}", a, m.n_h, tr(lang, "query heads,", "个查询头，"), m.n_g,
-                     tr(lang, "KV heads", "个 KV 头"), m.d_h);
+  return trf(lang, "{}: {} query heads, {} KV heads × d_h {}", "{}：{} 个查询头，{} 个 KV 头 × d_h {}", a, m.n_h, m.n_g,
+             m.d_h);
 }
 
 // An item's name as shown: matrix names (W_Q, b_1, q_norm …) as they are; the descriptive ones in
@@ -95,8 +95,9 @@ std::string layer_section(const LayerParams& lp, Lang lang) {
 }
 
 std::string render_text(const ModelConfig& m, const ParamReport& r, Lang lang) {
-  std::string out = fmt::format("{} — {}\n  {}, d_model {}, {} {}\n", m.name, m.title, describe(m, lang), m.d, m.l,
-                                tr(lang, "layers", "层"));
+  std::string out = fmt::format("{} — {}\n", m.name, m.title) +
+                    trf(lang, "  {}, d_model {}, {} {}\n", "  {}，d_model {}，{} 层\n", describe(m, lang), m.d, m.l,
+                        m.l == 1 ? "layer" : "layers");
   if (!m.source.empty()) out += trf(lang, "  source: {}\n","  来源：{}\n", m.source);
   out += "\n";
   TextTable e;

@@ -22,6 +22,7 @@ const char* kKv = "KV-cache size";
 
 // Σ over layers of the tokens each layer holds: T, or min(T, window) for a sliding layer.
 u64 layer_tokens(const ModelConfig& m, u64 seq_len) {
+  if (m.sliding.empty() || m.window == 0) return mul(m.l, seq_len, kKv);  // no loop over --layers 10000000000
   u64 s = 0;
   for (u64 i = 0; i < m.l; ++i) {
     bool slides = i < m.sliding.size() && m.sliding[i] && m.window > 0;

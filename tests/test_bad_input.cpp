@@ -80,3 +80,12 @@ TEST_CASE("--config naming a directory says so", "[bad-input][models]") {
   rejects("params --config /tmp", "--config: '/tmp' is a directory");
   rejects("kv-cache --compare /tmp/,gpt2", "--config: '/tmp/' is a directory");
 }
+
+TEST_CASE("a huge --layers is arithmetic, not a loop", "[bad-input][kv-cache]") {
+  // Before: kv-cache --layers 10000000000 took 55 s (a loop over layers), and a debug build hung on
+  // params --layers 1000000000000 before reporting the overflow.
+  CliResult r = run_cli("kv-cache --d-model 4096 --heads 32 --layers 10000000000 --lang en");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("81,920,000,000,000") != std::string::npos);  // 2 · 32 · 128 · 1e10 elements per token
+  rejects("params --d-model 4096 --heads 32 --layers 1000000000000", "parameter count overflows 64 bits");
+}

@@ -62,7 +62,7 @@ TEST_CASE("symmetry: training is capped so a lesson never hangs", "[bad-input][s
   CHECK(run_cli("lesson symmetry --steps 10000").code == 0);
 }
 
-TEST_CASE("--x and --values past 1e6 are refused: no inf or nan printed as a result", "[bad-input][ffn][swiglu][gelu]") {
+TEST_CASE("lessons: --x and --values past 1e6 are refused: no inf or nan printed as a result", "[bad-input][ffn][swiglu][gelu]") {
   // Before: lesson ffn --x "1e308 1e308 1e308 1e308" printed inf, -inf and nan in the hidden layer and output.
   rejects("lesson ffn --x '1e308 1e308 1e308 1e308'", "--x: 1e308 is too large");
   rejects("lesson swiglu --x '1e308 -1e308 1e308 -1e308'", "--x: 1e308 is too large");
@@ -75,7 +75,7 @@ TEST_CASE("--x and --values past 1e6 are refused: no inf or nan printed as a res
   CHECK(run_cli("lesson gelu --values '1e-320'").code == 0);
 }
 
-TEST_CASE("--config naming a directory says so", "[bad-input][models]") {
+TEST_CASE("params and kv-cache: --config naming a directory says so", "[bad-input][models]") {
   // Before: "…: not valid JSON ([json.exception.parse_error.101] … unexpected end of input …)".
   rejects("params --config /tmp", "--config: '/tmp' is a directory");
   rejects("kv-cache --compare /tmp/,gpt2", "--config: '/tmp/' is a directory");

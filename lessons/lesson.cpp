@@ -31,6 +31,10 @@ std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector
   if (c.tokens) {
     std::istringstream in(*c.tokens);
     for (std::string t; in >> t;) tokens.push_back(t);
+    for (const std::string& t : tokens)
+      for (unsigned char ch : t)
+        if (ch < 0x20 || ch == 0x7F)  // an escape sequence would reach the terminal as is
+          throw UsageError("--tokens: control characters are not allowed in a token");
     if (tokens.empty()) throw UsageError("--tokens needs at least one token (separate tokens with spaces)");
     if (c.seq_len && *c.seq_len != static_cast<std::int64_t>(tokens.size()))
       throw UsageError(fmt::format("--seq-len {} disagrees with the {} tokens of --tokens; give one of them",
@@ -73,9 +77,11 @@ std::vector<double> parse_numbers(const std::string& text, const char* flag) {
 }
 
 void require_fits(const Shape& shape, const std::string& what, const std::string& flags) {
-  if (checked_numel(shape) == 0)
-    throw UsageError(fmt::format("{} would be {} = too many numbers to hold (limit {}); reduce {}", what,
-                                 shape_str(shape), with_commas_u(kMaxTensorElements), flags));
+  if (checked_numel(shape) != 0) return;
+  double numbers = 1.0;
+  for (std::size_t d : shape) numbers *= static_cast<double>(d);
+  throw UsageError(fmt::format("{} would be {}, {:.3g} numbers; a tensor holds at most {} (1 GiB): reduce {}",
+                               what, shape_str(shape), numbers, with_commas_u(kMaxTensorElements), flags));
 }
 
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag) {

@@ -16,9 +16,11 @@ namespace attn {
 
 using Shape = std::vector<std::size_t>;
 
-// The largest tensor attnlab will allocate (numbers, not bytes): 2^29 doubles = 4 GiB.
-// Lessons check their sizes against it before computing so that the error names the flag.
-constexpr std::size_t kMaxTensorElements = std::size_t{1} << 29;
+// The largest tensor attnlab will allocate (numbers, not bytes): 2^27 doubles = 1 GiB. A lesson
+// holds a dozen or more tensors, so this keeps a run inside a workstation's memory and minutes
+// (d_model up to 11,585; a 70B model's 8192 runs) instead of swapping for an hour. Lessons check
+// their sizes against it before computing, so that the error names the flag.
+constexpr std::size_t kMaxTensorElements = std::size_t{1} << 27;
 
 // The product of dims, or 0 if it would exceed kMaxTensorElements (never wraps).
 std::size_t checked_numel(const Shape& shape);

@@ -144,3 +144,10 @@ TEST_CASE("kv-cache with heads alone gives the chapter's 24, 8 and 2 cached vect
   CHECK(line_of("GQA").find("33.3%") != std::string::npos);  // "2/3 less"
   CHECK(line_of("MQA").find(" 2 ") != std::string::npos);
 }
+
+TEST_CASE("tokens with control characters and tensors past the cap are refused by flag", "[cli][errors]") {
+  expect_usage_error("lesson mha --tokens \"$(printf 'a\\033[31mred b')\"", "--tokens: control characters");
+  // a 20000 x 20000 attention matrix is 4e8 numbers, past the 2^27 cap
+  expect_usage_error("lesson attention --seq-len 20000", "--seq-len");
+  expect_usage_error("lesson mha --d-model 16384 --heads 128", "--d-model");
+}

@@ -18,10 +18,10 @@ Dims resolve_dims(const LessonConfig& c, std::size_t T) { return resolve_head_di
 void step_split_heads(Recorder& r, const Dims& d, const Tensor& X, const Tensor& W_Q, const AttentionPass& p,
                       const std::vector<std::string>& tokens) {
   r.step("split_heads", r.tr("Split into heads", "拆成多个头"),
-         r.fmt("d_k = d_model / h = {} / {} = {}. Head i takes columns (i−1)·d_k … i·d_k − 1 of Q, K and V (heads counted from 1, columns from 0). "
+         r.fmt("d_k = d_model / h = {} / {} = {}. Head i takes columns (i−1)·d_k … i·d_k−1 of Q, K and V (heads counted from 1, columns from 0). "
                           "Nothing is cut out of the input: head i's own W_Q_i is simply the i-th column block of the "
                           "fused W_Q, and X W_Q_i is exactly that block of Q.",
-                          "d_k = d_model / h = {} / {} = {}。第 i 个头取 Q、K、V 的第 (i−1)·d_k … i·d_k − 1 列（头从 1 数起，列从 0 数起）。"
+                          "d_k = d_model / h = {} / {} = {}。第 i 个头取 Q、K、V 的第 (i−1)·d_k … i·d_k−1 列（头从 1 数起，列从 0 数起）。"
                           "并不是把输入切开：第 i 个头自己的 W_Q_i 就是合并矩阵 W_Q 的第 i 个列块，X W_Q_i 恰好等于 Q 的那一块。",
                      d.D, d.H, d.Dk));
   Labels heads{.rows = tokens, .block = head_word(r.lang())};

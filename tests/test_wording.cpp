@@ -13,7 +13,7 @@ TEST_CASE("gelu zh: 'of the 6 printed values, 3 are right' in that order", "[wor
 
 TEST_CASE("mha: head i's columns are counted with heads from 1", "[wording][mha]") {
   CliResult en = run_cli("lesson mha --lang en --color never");
-  CHECK(en.out.find("(i−1)·d_k … i·d_k − 1") != std::string::npos);
+  CHECK(en.out.find("(i−1)·d_k … i·d_k−1") != std::string::npos);
   CHECK(en.out.find("i·d_k … (i+1)·d_k") == std::string::npos);
 }
 

@@ -172,10 +172,7 @@ Trace run(const LessonConfig& c) {
   Recorder r("block", c.lang);
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   Dims d = resolve_dims(c, tokens.size());
-  record_common_config(r, c, tokens);
-  r.config("d_model", I(d.D));
-  r.config("n_heads", I(d.H));
-  r.config("d_k", I(d.Dk));
+  record_head_config(r, c, tokens, HeadDims{d.T, d.D, d.H, d.Dk});
   r.config("d_ff", I(d.F));
   r.config("activation", d.act_name);
 

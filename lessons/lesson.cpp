@@ -116,6 +116,14 @@ void record_common_config(Recorder& r, const LessonConfig& c, const std::vector<
   r.config("tokens", tokens);
 }
 
+void record_head_config(Recorder& r, const LessonConfig& c, const std::vector<std::string>& tokens,
+                        const HeadDims& d) {
+  record_common_config(r, c, tokens);
+  r.config("d_model", I(d.D));
+  r.config("n_heads", I(d.H));
+  r.config("d_k", I(d.Dk));
+}
+
 std::string head_word(Lang lang) { return tr(lang, "head", "头"); }
 std::string group_word(Lang lang) { return tr(lang, "group", "组"); }
 

@@ -68,6 +68,9 @@ struct HeadDims {
   std::size_t T, D, H, Dk;
 };
 HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T);
+// record_common_config plus d_model, n_heads and d_k: the config of every multi-head lesson.
+void record_head_config(Recorder& r, const LessonConfig& c, const std::vector<std::string>& tokens,
+                        const HeadDims& d);
 
 // The chapter's sentence, cut into its first tokens (小明 / 昨天 / 在 / 北京 …).
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n);

@@ -218,10 +218,7 @@ Trace run(const LessonConfig& c) {
   Recorder r("qkv-roles", c.lang);
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   Dims d = resolve_dims(c, tokens.size());
-  record_common_config(r, c, tokens);
-  r.config("d_model", I(d.D));
-  r.config("n_heads", I(d.H));
-  r.config("d_k", I(d.Dk));
+  record_head_config(r, c, tokens, d);
 
   Rng rng(static_cast<std::uint64_t>(c.seed));
   r.step("input", r.tr("The input X and three learned matrices", "输入 X 和三个可学习矩阵"),

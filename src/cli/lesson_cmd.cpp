@@ -43,7 +43,7 @@ void bind_flag(CLI::App* sub, const std::string& flag, LessonConfig& c) {
   if (flag == "--tokens") sub->add_option("--tokens", c.tokens, "Tokens separated by spaces, e.g. \"小明 昨天 在 北京\" (sets seq_len)");
   else if (flag == "--seq-len") sub->add_option("--seq-len", c.seq_len, "Number of tokens (placeholders t1 … tN past the chapter's sentence)");
   else if (flag == "--d-model") sub->add_option("--d-model", c.d_model, "Model width d_model");
-  else if (flag == "--heads") sub->add_option("--heads", c.heads, "Query heads h (must divide --d-model)");
+  else if (flag == "--heads") sub->add_option("--heads", c.heads, "Query heads h");
   else if (flag == "--kv-heads") sub->add_option("--kv-heads", c.kv_heads, "Key/value heads g (must divide --heads)");
   else if (flag == "--head-dim") sub->add_option("--head-dim", c.head_dim, "Width of each head d_h");
   else if (flag == "--d-ff") sub->add_option("--d-ff", c.d_ff, "FFN hidden width d_ff");

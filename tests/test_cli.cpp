@@ -26,7 +26,10 @@ TEST_CASE("version, help and list", "[cli]") {
   CHECK(v.code == 0);
   CHECK(v.out.find("attnlab ") == 0);
   CHECK(run_cli("--help").code == 0);
-  CHECK(run_cli("lesson mha --help").out.find("--heads") != std::string::npos);
+  CliResult help = run_cli("lesson mha --help");
+  CHECK(help.out.find("--heads") != std::string::npos);
+  CHECK(help.out.find("Defaults: causal=false  seq_len=4  d_model=8  n_heads=2  d_k=4") != std::string::npos);
+  CHECK(help.out.find("Trace tensors (--json): X, W_Q, W_K, W_V, Q, K, V, Q_heads") != std::string::npos);
   CliResult list = run_cli("list --lang en");
   CHECK(list.code == 0);
   CHECK(list.out.find("attention") != std::string::npos);

@@ -61,6 +61,20 @@ void bind_flag(CLI::App* sub, const std::string& flag, LessonConfig& c) {
   else throw std::logic_error("lesson flag " + flag + " has no binding in lesson_cmd.cpp");
 }
 
+// For --help: the sizes a run without flags uses and the tensors its trace holds, read off a
+// default run (a few milliseconds; only when help is asked for).
+std::string defaults_footer(const LessonInfo& info) {
+  LessonConfig c;
+  c.lang = Lang::En;
+  Trace t = info.run(c);
+  std::string defaults, tensors;
+  for (const Value& v : t.config)
+    if (v.name != "tokens" && v.name != "seed")
+      defaults += fmt::format("{}{}={}", defaults.empty() ? "" : "  ", v.name, format_scalar(v.value, 4));
+  for (const std::string& name : t.tensor_order) tensors += (tensors.empty() ? "" : ", ") + name;
+  return fmt::format("Defaults: {}\nTrace tensors (--json): {}\n", defaults, tensors);
+}
+
 void run_lesson(const LessonInfo& info, LessonOptions o) {
   o.config.lang = o.lang.empty() ? lang_from_env() : parse_lang(o.lang);
   if (o.precision < 0 || o.precision > 15)
@@ -92,6 +106,7 @@ void setup_lesson(CLI::App& root) {
     sub->add_flag("--full", opts->full, "Print every number, never summarize large tensors");
     sub->add_option("--json", opts->json, "Write the JSON trace (attnlab.trace/1) to FILE, or - for stdout");
     sub->callback([info, opts] { run_lesson(*info, *opts); });
+    sub->footer([info] { return defaults_footer(*info); });
   }
 }
 

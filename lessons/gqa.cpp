@@ -11,12 +11,12 @@ void intro(Recorder& r, const KvDims& d) {
   r.step("input", r.tr("Why share keys and values", "为什么要共享键和值"),
          r.fmt("In MHA every head has its own K and V, and a decoder keeps all of them for every past token: with "
                "12 heads that is 12 K + 12 V = 24 cached vectors per token per layer. GQA (Grouped-Query Attention) "
-               "lets a group of query heads share one K and one V. This run: {} query heads in {} groups, d_model "
-               "{}, d_k {} (--kv-heads defaults to h/2).",
+               "lets a group of query heads share one K and one V. This run: {0} query head{4} in {1} group{5}, "
+               "d_model {2}, d_k {3} (--kv-heads defaults to h/2, or 1 when h is odd).",
                "MHA 里每个头都有自己的 K 和 V，解码时每个已生成的词都要把它们全部存下：12 个头就是每个词每层 12 份 K + "
                "12 份 V = 24 份缓存。GQA（分组查询注意力）让一组查询头共享同一个 K 和 V。本次运行：{} 个查询头分成 {} "
-               "组，d_model {}，d_k {}（--kv-heads 默认取 h/2）。",
-               d.H, d.G, d.D, d.Dk));
+               "组，d_model {}，d_k {}（--kv-heads 默认取 h/2，h 为奇数时取 1）。",
+               d.H, d.G, d.D, d.Dk, d.H == 1 ? "" : "s", d.G == 1 ? "" : "s"));
 }
 
 void closing(Recorder& r, const KvDims&) {

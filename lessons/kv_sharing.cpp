@@ -24,13 +24,19 @@ void preset_cache_table(Recorder& r, const std::vector<std::string>& presets) {
     ModelConfig m = load_preset(name);
     auto h = static_cast<std::int64_t>(m.n_h), g = static_cast<std::int64_t>(m.n_g);
     Fraction f = cache_reduction(h, g);
-    t.rows.push_back({m.title, h, g, static_cast<std::int64_t>(m.d_h), kv_cache_vectors(g), kv_cache_vectors(h),
+    std::string title = m.title.substr(0, m.title.find(" ("));  // "DeepSeek LLM 67B (the baseline of …)": name only
+    t.rows.push_back({title, h, g, static_cast<std::int64_t>(m.d_h), kv_cache_vectors(g), kv_cache_vectors(h),
                       fmt::format("{}/{}", f.num, f.den)});
   }
   r.table(t);
 }
 
 namespace {
+
+// English count with its noun: "1 key", "4 keys" (the Chinese text has no plural).
+std::string count(std::size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
 
 // The layer's input and weights, drawn in the mha lesson's order (X, W_Q, W_K, W_V, W_O), so that
 // g = h reproduces `attnlab lesson mha` number for number.
@@ -59,7 +65,7 @@ KvDims resolve_dims(const LessonConfig& c, std::size_t T, bool mqa) {
   // Without --d-model: the smallest multiple of H that is at least 8 and gives d_k >= 2.
   std::size_t D = positive(c.d_model, H * std::max<std::size_t>(2, (8 + H - 1) / H), "--d-model");
   require_divisible(D, "--d-model", H, "--heads");
-  require_fits({D, D}, "W_Q", "--d-model");
+  require_fits({D, D}, "W_Q", c.d_model ? "--d-model" : "--heads (d_model defaults to a multiple of it)");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
   return {T, D, H, G, D / H};
@@ -70,12 +76,13 @@ void step_group_map(Recorder& r, const KvDims& d, bool mqa) {
   r.step("group_map", r.tr("Which query head reads which KV group", "哪个查询头读哪一组 KV"),
          mqa ? r.fmt("{} query heads, 1 key/value head: every query head reads the same K and V.",
                      "{} 个查询头，1 个键/值头：所有查询头读同一份 K 和 V。", d.H)
-             : r.fmt("{} query heads share {} key/value heads, {} query heads per group. Query head i (counting from "
-                     "0) reads group i / (h / g) = i / {}; counting from 1 as the chapter does, heads 1–{} share "
-                     "group 1.",
-                     "{} 个查询头共享 {} 个键/值头，每组 {} 个查询头。第 i 个查询头（从 0 数）读第 i / (h / g) = i / {} "
-                     "组；像本章那样从 1 数，头 1–{} 共享第 1 组。",
-                     d.H, d.G, per, per, per));
+             : r.fmt("{5} share {6}, {7} per group. Query head i (counting from 0) reads group i / (h / g) = "
+                     "i / {3}; counting from 1 as the chapter does, {4} {8} group 1.",
+                     "{0} 个查询头共享 {1} 个键/值头，每组 {2} 个查询头。第 i 个查询头（从 0 数）读第 i / (h / g) = i / {3} "
+                     "组；像本章那样从 1 数，{4} {9}第 1 组。",
+                     d.H, d.G, per, per, head_range(r.lang(), 1, per), count(d.H, "query head", "query heads"),
+                     count(d.G, "key/value head", "key/value heads"), count(per, "query head", "query heads"),
+                     per == 1 ? "reads" : "share", per == 1 ? "读" : "共享"));
   r.tensor("group_of_head", group_of_head(d.H, d.G),
            r.tr("the KV group each query head reads (0-based, as numpy indexes)", "每个查询头读的 KV 组（从 0 数，同 numpy 下标）"));
   r.value("heads_per_group", I(per), r.tr("query heads per group h / g", "每组查询头数 h / g"));
@@ -88,10 +95,10 @@ void step_project(Recorder& r, const KvDims& d, const KvLayer& L, const Attentio
                   const std::vector<std::string>& tokens) {
   r.step("project", r.tr("Project: Q for h heads, K and V for g heads only", "投影：Q 有 h 个头，K、V 只有 g 个头"),
          r.fmt("W_Q is [{0}, {1}×{2}] as in MHA, but W_K and W_V are only [{0}, {3}×{2}] = [{0}, {4}]: the layer "
-               "computes (and a decoder caches) {3} keys and {3} values per token instead of {1}.",
+               "computes (and a decoder caches) {5} and {6} per token instead of {1} of each.",
                "W_Q 和 MHA 一样是 [{0}, {1}×{2}]，但 W_K、W_V 只有 [{0}, {3}×{2}] = [{0}, {4}]：这一层每个词只算"
                "（解码时也只缓存）{3} 个键和 {3} 个值，而不是 {1} 个。",
-               d.D, d.H, d.Dk, d.G, d.G * d.Dk));
+               d.D, d.H, d.Dk, d.G, d.G * d.Dk, count(d.G, "key", "keys"), count(d.G, "value", "values")));
   Labels rows{.rows = tokens};
   r.tensor("W_Q", L.W_Q, r.tr("query weights, h blocks of d_k columns", "查询权重，h 个 d_k 列的块"));  // (D, H*Dk)
   r.tensor("W_K", L.W_K, r.tr("key weights, g blocks of d_k columns", "键权重，g 个 d_k 列的块"));    // (D, G*Dk)
@@ -103,12 +110,14 @@ void step_project(Recorder& r, const KvDims& d, const KvLayer& L, const Attentio
 
 void step_split(Recorder& r, const KvDims& d, const AttentionPass& p, const std::vector<std::string>& tokens) {
   r.step("split_heads", r.tr("Split into heads, and the expanded view", "拆头，以及展开视图"),
-         r.fmt("Q splits into {} query heads, K and V into {} groups. Repeating each group for the {} query heads "
-               "that read it gives the expanded view: {} keys per token, of which only {} are different. Real "
+         r.fmt("Q splits into {7}, K and V into {5}. Repeating each group for the {8} "
+               "reading it gives the expanded view: {9} per token, of which only {6} different. Real "
                "kernels never build this copy — it is only how the sharing looks.",
                "Q 拆成 {} 个查询头，K、V 拆成 {} 组。把每组重复给读它的 {} 个查询头，就得到展开视图：每个词 {} 个键，"
                "其中只有 {} 个互不相同。真正的计算内核不会复制出这份数据——这只是让共享关系一目了然。",
-               d.H, d.G, d.H / d.G, d.H, d.G));
+               d.H, d.G, d.H / d.G, d.H, d.G, count(d.G, "group", "groups"), d.G == 1 ? "1 is" : fmt::format("{} are", d.G),
+               count(d.H, "query head", "query heads"), count(d.H / d.G, "query head", "query heads"),
+               count(d.H, "key", "keys")));
   Labels heads{.rows = tokens, .block = head_word(r.lang())};
   Labels groups{.rows = tokens, .block = group_word(r.lang())};
   r.tensor("Q_heads", p.Q_heads, r.tr("queries per head", "每个头的查询"), heads);                   // (H, T, Dk)
@@ -164,12 +173,13 @@ void step_equivalence(Recorder& r, const KvDims& d, const KvLayer& L, const Atte
   const Tensor &X = L.X, &W_Q = L.W_Q, &W_K = L.W_K, &W_V = L.W_V, &W_O = L.W_O;
   r.step("equivalence", r.tr("GQA is an MHA whose K/V heads are copies within each group", "GQA 就是组内 K/V 头相同的 MHA"),
          r.fmt("Copy each group's W_K and W_V block to every query head of the group: W_K becomes [{0}, {1}], a "
-               "full MHA matrix with only {2} different blocks. Plain MHA (g = h) on these copies computes the same "
-               "layer. A third code path reads each group's K and V once for its {3} heads, without any copy.",
+               "full MHA matrix with only {4}. Plain MHA (g = h) on these copies computes the same "
+               "layer. A third code path reads each group's K and V once for its {5}, without any copy.",
                "把每组的 W_K、W_V 块复制给组内每个查询头：W_K 变成 [{0}, {1}]，一个完整的 MHA 矩阵，只是只有 {2} "
                "个不同的块。在这些副本上做普通 MHA（g = h），算出的是同一层。第三条代码路径则不复制，每组的 K、V 只读一次，"
                "供组内 {3} 个头共用。",
-               d.D, d.H * d.Dk, d.G, d.H / d.G));
+               d.D, d.H * d.Dk, d.G, d.H / d.G, count(d.G, "different block", "different blocks"),
+               count(d.H / d.G, "head", "heads")));
   Tensor W_K_copied = expand_kv_weights(W_K, d.H, d.G);  // (D, H*Dk)
   Tensor W_V_copied = expand_kv_weights(W_V, d.H, d.G);  // (D, H*Dk)
   AttentionPass mha = grouped_attention(X, W_Q, W_K_copied, W_V_copied, W_O, d.H, d.H, causal);

@@ -202,7 +202,7 @@ void step_decode_cost(Recorder& r, const MlaDims& d) {
                "代码是在注意力之后再乘 W_UV。",
                fixed(static_cast<double>(c[0].cache_read) / static_cast<double>(c[3].cache_read), 1),
                fixed(static_cast<double>(c[3].macs) / static_cast<double>(c[0].macs), 2), f.v3_d_c + f.v3_d_R,
-               f.v3_head_dim + f.v3_d_R, fixed(static_cast<double>(c[1].macs) / static_cast<double>(c[0].macs), 0)));
+               f.v3_head_dim + f.v3_d_R, fixed(static_cast<double>(c[1].macs) / static_cast<double>(c[0].macs), 1)));
 }
 
 void step_rope_on_latent(Recorder& r, const MlaDims& d, const MlaWeights& w, const MlaNaive& n, bool causal,
@@ -232,6 +232,12 @@ void step_rope_on_latent(Recorder& r, const MlaDims& d, const MlaWeights& w, con
   if (d.R > 0)
     r.value("decoupled_absorb_diff", max_abs_diff(r.get("scores_absorbed"), n.scores),
             r.tr("decoupled RoPE: max |scores_absorbed − scores|", "解耦 RoPE：最大 |scores_absorbed − scores|"));
+  if (d.T == 1) {  // one token: the only key sits at position 0, whose rotation is the identity
+    r.note(r.tr("With a single token there is only position 0, which RoPE does not rotate, so both scores agree. "
+                "Run with --seq-len 2 or more to see the absorbed attempt break.",
+                "只有一个词时只有位置 0，RoPE 不旋转它，所以两组分数一致。用 --seq-len 2 或更多才能看到吸收路径的尝试失败。"));
+    return;
+  }
   r.note(r.fmt("The absorbed path is off by up to {} — only the first key, whose rotation is the identity, still "
                "matches. Decoupled RoPE avoids this: K_R is cached already rotated and never goes through W_UK, so "
                "the content part absorbs exactly and the RoPE part is a plain product with the cache.",

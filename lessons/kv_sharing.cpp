@@ -68,6 +68,8 @@ KvDims resolve_dims(const LessonConfig& c, std::size_t T, bool mqa) {
   require_fits({D, D}, "W_Q", c.d_model ? "--d-model" : "--heads (d_model defaults to a multiple of it)");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
+  // scores, weights and the equivalence checks keep about eight (H, T, T) tensors at once
+  require_total(8, {H, T, T}, "the attention tensors", "--seq-len/--tokens or --heads");
   return {T, D, H, G, D / H};
 }
 

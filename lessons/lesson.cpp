@@ -84,6 +84,15 @@ void require_fits(const Shape& shape, const std::string& what, const std::string
                                what, shape_str(shape), numbers, with_commas_u(kMaxTensorElements), flags));
 }
 
+void require_total(std::size_t count, const Shape& shape, const std::string& what, const std::string& flags) {
+  double numbers = static_cast<double>(count);
+  for (std::size_t d : shape) numbers *= static_cast<double>(d);
+  if (numbers <= static_cast<double>(kMaxLessonElements)) return;
+  throw UsageError(fmt::format("{} would be {} x {}, {:.3g} numbers in all; a lesson holds at most {} (4 GiB): "
+                               "reduce {}",
+                               what, count, shape_str(shape), numbers, with_commas_u(kMaxLessonElements), flags));
+}
+
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag) {
   if (a % b != 0)
     throw UsageError(fmt::format("{} {} must be divisible by {} {} (try {} {})", a_flag, a, b_flag, b, a_flag,

@@ -59,6 +59,8 @@ std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector
 std::vector<double> parse_numbers(const std::string& text, const char* flag);
 // Refuse a tensor that would be too large, naming the flags that set its shape.
 void require_fits(const Shape& shape, const std::string& what, const std::string& flags);
+// Refuse a run whose `count` tensors of `shape` together pass kMaxLessonElements (4 GiB).
+void require_total(std::size_t count, const Shape& shape, const std::string& what, const std::string& flags);
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag);
 

@@ -22,6 +22,10 @@ using Shape = std::vector<std::size_t>;
 // their sizes against it before computing, so that the error names the flag.
 constexpr std::size_t kMaxTensorElements = std::size_t{1} << 27;
 
+// The most numbers a whole lesson may hold at once: 2^29 doubles = 4 GiB. A lesson that keeps
+// several tensors of the same large shape checks their total against it.
+constexpr std::size_t kMaxLessonElements = std::size_t{1} << 29;
+
 // The product of dims, or 0 if it would exceed kMaxTensorElements (never wraps).
 std::size_t checked_numel(const Shape& shape);
 

@@ -7,6 +7,7 @@
 
 #include "block.h"
 #include "errors.h"
+#include "lessons/ffn_common.h"
 #include "lessons/lesson.h"
 #include "models.h"
 #include "random.h"
@@ -20,8 +21,7 @@ constexpr double kNearStd = 0.1;  // γ = 1 + N(0, 0.1²), β and biases N(0, 0.
 
 struct Dims {
   std::size_t T, D, H, Dk, F;
-  std::string act_name;
-  double (*act)(double);
+  Activation act;
 };
 
 Dims resolve_dims(const LessonConfig& c, std::size_t T) {
@@ -29,15 +29,12 @@ Dims resolve_dims(const LessonConfig& c, std::size_t T) {
   std::size_t H = positive(c.heads, 2, "--heads");
   require_divisible(D, "--d-model", H, "--heads");
   std::size_t F = positive(c.d_ff, 4 * D, "--d-ff");
-  std::string a = c.activation.value_or("gelu");
-  double (*act)(double) = a == "gelu" ? gelu : a == "gelu-tanh" ? gelu_tanh : a == "relu" ? relu : a == "silu" ? silu : nullptr;
-  if (act == nullptr)
-    throw UsageError(fmt::format("--activation: '{}' is not one of gelu, gelu-tanh, relu, silu", a));
+  Activation act = resolve_activation(c);
   require_fits({D, D}, "W_Q", "--d-model");
   require_fits({D, F}, "W_1", "--d-model or --d-ff");
   require_fits({T, F}, "the FFN hidden layer", "--seq-len/--tokens or --d-ff");
   require_fits({H, T, T}, "the attention weights", "--seq-len/--tokens or --heads");
-  return {T, D, H, D / H, F, a, act};
+  return {T, D, H, D / H, F, act};
 }
 
 // Draw every weight in the order the trace lists them.
@@ -113,7 +110,7 @@ void step_ffn(Recorder& r, const Dims& d, const BlockWeights& w, const BlockPass
   r.step("ffn", r.tr("The FFN: up, activation, down", "FFN：升维、激活、降维"),
          r.fmt("ffn_out = {}(ln2_out W_1 + b_1) W_2 + b_2: d_model {} → d_ff {} → d_model {}.",
                "ffn_out = {}(ln2_out W_1 + b_1) W_2 + b_2：d_model {} → d_ff {} → d_model {}。",
-               d.act_name, d.D, d.F, d.D));
+               activation_name(d.act), d.D, d.F, d.D));
   r.tensor("W_1", w.W_1, r.tr("up-projection", "升维矩阵"));
   r.tensor("b_1", w.b_1, r.tr("its bias", "它的偏置"));
   r.tensor("ffn_hidden", p.ffn_hidden, r.tr("ln2_out W_1 + b_1, before the activation", "ln2_out W_1 + b_1，激活之前"), Labels{.rows = tokens});
@@ -174,7 +171,7 @@ Trace run(const LessonConfig& c) {
   Dims d = resolve_dims(c, tokens.size());
   record_head_config(r, c, tokens, HeadDims{d.T, d.D, d.H, d.Dk});
   r.config("d_ff", I(d.F));
-  r.config("activation", d.act_name);
+  r.config("activation", std::string(activation_name(d.act)));
 
   Rng rng(static_cast<std::uint64_t>(c.seed));
   r.step("input", r.tr("The residual stream enters", "残差流进入"),

@@ -5,7 +5,7 @@
 namespace attn {
 
 BlockPass transformer_block(const Tensor& x, const BlockWeights& w, std::size_t n_heads, bool causal,
-                            double (*act)(double)) {
+                            Activation act) {
   BlockPass p;
   // pass 1: LayerNorm, then attention with biased projections
   p.ln1 = layernorm(x, w.ln1_gamma, w.ln1_beta);                  // (T, D)
@@ -21,9 +21,10 @@ BlockPass transformer_block(const Tensor& x, const BlockWeights& w, std::size_t 
   p.resid1 = add(x, p.attn_out);                                  // (T, D)
   // pass 3: LayerNorm, then the FFN
   p.ln2 = layernorm(p.resid1, w.ln2_gamma, w.ln2_beta);           // (T, D)
-  p.ffn_hidden = add_bias(matmul(p.ln2.out, w.W_1), w.b_1);       // (T, F)
-  p.ffn_act = apply(p.ffn_hidden, act);                           // (T, F)
-  p.ffn_out = add_bias(matmul(p.ffn_act, w.W_2), w.b_2);          // (T, D)
+  FfnPass f = ffn_forward(p.ln2.out, w.W_1, w.b_1, w.W_2, w.b_2, act);
+  p.ffn_hidden = f.z;                                             // (T, F)
+  p.ffn_act = f.h;                                                // (T, F)
+  p.ffn_out = f.y;                                                // (T, D)
   // pass 4: the second residual connection
   p.output = add(p.resid1, p.ffn_out);                            // (T, D)
   return p;

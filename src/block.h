@@ -6,6 +6,7 @@
 // Legend: T tokens, D = d_model, H heads, Dh = D / H, F = d_ff.
 #include <cstdint>
 
+#include "ffn.h"
 #include "layernorm.h"
 #include "tensor.h"
 
@@ -35,7 +36,7 @@ struct BlockPass {
 };
 
 BlockPass transformer_block(const Tensor& x, const BlockWeights& w, std::size_t n_heads, bool causal,
-                            double (*act)(double));
+                            Activation act);
 
 // Parameters of one GPT-2 block, part by part.
 struct BlockParamCount {

@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
 
 namespace attn {
 
@@ -16,6 +19,11 @@ Lang parse_lang(std::string_view s);
 Lang lang_from_env();
 // Pick the text in the run's language.
 inline const char* tr(Lang lang, const char* en, const char* zh) { return lang == Lang::Zh ? zh : en; }
+// fmt::format with the format string in the run's language.
+template <typename... Args>
+std::string trf(Lang lang, const char* en, const char* zh, Args&&... args) {
+  return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<Args>(args)...);
+}
 
 // Terminal columns taken by s: East Asian wide and fullwidth characters count 2,
 // combining marks 0, everything else 1. Invalid UTF-8 bytes count 1 each.

@@ -90,7 +90,7 @@ class Recorder {
   // fmt::format with the format string in the run's language.
   template <typename... Args>
   std::string fmt(const char* en, const char* zh, Args&&... args) const {
-    return fmt::format(fmt::runtime(tr(en, zh)), std::forward<Args>(args)...);
+    return trf(trace_.lang, en, zh, std::forward<Args>(args)...);
   }
 
   void config(const std::string& name, Scalar v);

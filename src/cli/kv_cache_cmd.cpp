@@ -18,12 +18,6 @@ namespace attn::cli {
 
 namespace {
 
-// fmt::format with a runtime format string chosen by language.
-template <class... A>
-std::string trf(Lang lang, const char* en, const char* zh, A&&... a) {
-  return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<A>(a)...);
-}
-
 struct KvOptions {
   ModelSource src;
   u64 seq_len = 4096, batch = 1, tp = 1, kv_heads = 0, latent = 0, rope = 0;

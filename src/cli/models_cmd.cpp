@@ -11,12 +11,6 @@ namespace attn::cli {
 
 namespace {
 
-// fmt::format with a runtime format string chosen by language.
-template <class... A>
-std::string trf(Lang lang, const char* en, const char* zh, A&&... a) {
-  return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<A>(a)...);
-}
-
 struct ModelsOptions {
   std::string lang;
 };

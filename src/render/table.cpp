@@ -33,7 +33,7 @@ std::string render_table(const TextTable& t) {
     std::size_t total = 0;
     for (std::size_t c = 0; c < cols; ++c) total += width[c] + (c > 0 ? 2 : 0);
     std::string rule = t.indent;
-    for (std::size_t i = 0; i < total; ++i) rule += "─";
+    for (std::size_t i = 0; i < total; ++i) rule += t.rule;
     out += rule + "\n";
   }
   for (const auto& r : t.rows) out += (r.size() == 1 && r[0].empty()) ? "\n" : line(r);

@@ -10,6 +10,7 @@ struct TextTable {
   std::vector<bool> right;                    // per column: right-align (numbers)
   std::vector<std::vector<std::string>> rows;  // a row with one cell "" is a blank line
   std::string indent = "  ";
+  std::string rule = "─";                     // the character of the line under the header
 };
 
 // Header, a rule of "─" under it, then the rows; every line ends in "\n".

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "render/style.h"
+#include "render/table.h"
 
 namespace attn {
 
@@ -168,33 +169,22 @@ std::string format_scalar(const Scalar& v, int precision) {
 }
 
 std::string render_table(const Table& t, int precision, const std::string& indent) {
-  std::size_t n = t.header.size();
-  std::vector<std::size_t> width(n, 0);
-  std::vector<bool> numeric(n, true);
-  std::vector<std::vector<std::string>> cells;
-  for (std::size_t c = 0; c < n; ++c) width[c] = display_width(t.header[c]);
+  // Format the cells, then lay them out with the plain-table renderer: a column is
+  // right-aligned unless one of its cells is text.
+  TextTable out;
+  out.header = t.header;
+  out.indent = indent;
+  out.rule = "-";
+  out.right.assign(t.header.size(), true);
   for (const auto& row : t.rows) {
-    std::vector<std::string> line;
-    for (std::size_t c = 0; c < n && c < row.size(); ++c) {
-      line.push_back(format_scalar(row[c], precision));
-      width[c] = std::max(width[c], display_width(line.back()));
-      if (std::holds_alternative<std::string>(row[c])) numeric[c] = false;
+    std::vector<std::string> cells;
+    for (std::size_t c = 0; c < t.header.size() && c < row.size(); ++c) {
+      cells.push_back(format_scalar(row[c], precision));
+      if (std::holds_alternative<std::string>(row[c])) out.right[c] = false;
     }
-    cells.push_back(line);
+    out.rows.push_back(cells);
   }
-  auto render_row = [&](const std::vector<std::string>& row) {
-    std::string line = indent;
-    for (std::size_t c = 0; c < row.size(); ++c)
-      line += (c ? "  " : "") + (numeric[c] ? pad_left(row[c], width[c]) : pad_right(row[c], width[c]));
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    return line + "\n";
-  };
-  std::string out = render_row(t.header);
-  std::size_t total = 0;
-  for (std::size_t w : width) total += w;
-  out += indent + std::string(total + 2 * (n - 1), '-') + "\n";
-  for (const auto& row : cells) out += render_row(row);
-  return out;
+  return render_table(out);
 }
 
 }  // namespace attn

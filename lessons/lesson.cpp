@@ -1,4 +1,4 @@
-#include "lessons/lesson.h"
+#include "lesson.h"
 
 #include <cerrno>
 #include <cmath>
@@ -10,6 +10,13 @@
 #include "errors.h"
 
 namespace attn {
+
+std::string catalog_name(const LessonInfo& info) {
+  std::string n = info.name;
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
 
 const LessonInfo* find_lesson(const std::string& name) {
   for (const LessonInfo* l : all_lessons())
@@ -27,8 +34,8 @@ std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback,
 }
 
 std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector<std::string>& defaults) {
-  std::vector<std::string> tokens;
   if (c.tokens) {
+    std::vector<std::string> tokens;
     std::istringstream in(*c.tokens);
     for (std::string t; in >> t;) tokens.push_back(t);
     for (const std::string& t : tokens)
@@ -45,9 +52,9 @@ std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector
   if (c.seq_len) {
     std::size_t n = positive(c.seq_len, 0, "--seq-len");
     std::vector<std::string> sentence = chapter_tokens(c.lang, n);
-    if (sentence.size() == n) return sentence;  // the chapter's sentence has 8 tokens
-    for (std::size_t i = 0; i < n; ++i) tokens.push_back("t" + std::to_string(i + 1));
-    return tokens;
+    // The chapter's sentence has 8 tokens; past them, placeholders t9, t10, … follow it.
+    for (std::size_t i = sentence.size(); i < n; ++i) sentence.push_back("t" + std::to_string(i + 1));
+    return sentence;
   }
   return defaults;
 }
@@ -110,27 +117,12 @@ HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T) {
 }
 
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n) {
-  // "小明昨天在北京的餐厅吃了一顿很好吃的火锅" — the chapter's example sentence (section 1.1).
-  static const std::vector<std::string> zh = {"小明", "昨天", "在", "北京", "的", "餐厅", "吃了", "火锅"};
-  static const std::vector<std::string> en = {"Xiaoming", "yesterday", "in", "Beijing", "'s",
-                                              "restaurant", "ate", "hotpot"};
-  const auto& words = lang == Lang::Zh ? zh : en;
-  return std::vector<std::string>(words.begin(), words.begin() + std::min(n, words.size()));
-}
-
-void record_common_config(Recorder& r, const LessonConfig& c, const std::vector<std::string>& tokens) {
-  r.config("seed", c.seed);
-  r.config("causal", Bool{c.causal});
-  r.config("seq_len", I(tokens.size()));
-  r.config("tokens", tokens);
-}
-
-void record_head_config(Recorder& r, const LessonConfig& c, const std::vector<std::string>& tokens,
-                        const HeadDims& d) {
-  record_common_config(r, c, tokens);
-  r.config("d_model", I(d.D));
-  r.config("n_heads", I(d.H));
-  r.config("d_k", I(d.Dk));
+  // The chapter's example sentence (section 1.1), one token per word,
+  // in the run's language (common.chapter_tokens).
+  std::istringstream in(Text(lang).bare("common.chapter_tokens"));
+  std::vector<std::string> words;
+  for (std::string w; words.size() < n && in >> w;) words.push_back(w);
+  return words;
 }
 
 std::string head_word(Lang lang) { return tr(lang, "head", "头"); }
@@ -158,6 +150,64 @@ double max_row_sum_error(const Tensor& weights) {
     worst = std::max(worst, std::fabs(sum - 1.0));
   }
   return worst;
+}
+
+}  // namespace attn
+
+namespace attn {
+
+LessonRecorder::LessonRecorder(std::string lesson, Lang lang, std::vector<std::string> catalogs)
+    : rec_(std::move(lesson), lang), text_(lang), chain_(std::move(catalogs)) {
+  chain_.push_back("common");
+}
+
+std::string LessonRecorder::find_key(std::string_view key) const {
+  for (const std::string& ns : chain_) {
+    std::string full = ns + "." + std::string(key);
+    if (text_.has(full)) return full;
+  }
+  return "";
+}
+
+bool LessonRecorder::has(std::string_view key) const { return !find_key(key).empty(); }
+
+std::string LessonRecorder::t(std::string_view key, const Args& args) const {
+  std::string full = find_key(key);
+  if (full.empty()) {
+    std::string chain;
+    for (const std::string& ns : chain_) chain += (chain.empty() ? "" : ", ") + ns;
+    throw std::logic_error(fmt::format("no catalog message '{}' in {}", key, chain));
+  }
+  return text_(full, args);
+}
+
+void LessonRecorder::config(const std::string& name, Scalar v) {
+  rec_.config(name, std::move(v));
+  rec_.trace().config.back().label = t("config." + name);
+}
+
+void LessonRecorder::step(std::string id, const Args& args) {
+  std::string title = t(id + ".title", args);
+  std::string body = t(id + ".text", args);
+  rec_.step(std::move(id), std::move(title), std::move(body));
+}
+
+const Tensor& LessonRecorder::tensor(const std::string& name, Tensor tensor, Labels labels, const Args& args) {
+  if (labels.block.empty() || labels.block == "head") labels.block = t("block.head");
+  return rec_.tensor(name, std::move(tensor), t("tensor." + name, args), std::move(labels));
+}
+
+void LessonRecorder::value(const std::string& name, Scalar v, const Args& label_args) {
+  rec_.value(name, std::move(v), has("value." + name) ? t("value." + name, label_args) : "");
+}
+
+Trace LessonRecorder::finish() {
+  Trace& tr = rec_.trace();
+  tr.ui = text_.all_of("render");
+  tr.ui["header"] = text_("render.header", {{"lesson", tr.lesson}});
+  for (std::size_t i = 0; i < tr.steps.size(); ++i)
+    tr.steps[i].heading = text_("render.step_heading", {{"n", i + 1}, {"total", tr.steps.size()}, {"title", tr.steps[i].title}});
+  return rec_.finish();
 }
 
 }  // namespace attn

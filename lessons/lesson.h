@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog.h"
 #include "trace.h"
 
 namespace attn {
@@ -37,9 +38,7 @@ struct LessonConfig {
 };
 
 struct LessonInfo {
-  const char* name;        // "mha"
-  const char* summary_en;  // one line for `attnlab list`
-  const char* summary_zh;
+  const char* name;        // "mha"; its one-line summary is the catalog key NAME.summary
   std::vector<std::string> flags;  // lesson-specific flags it accepts, e.g. {"--tokens", "--heads"}
   Trace (*run)(const LessonConfig&);
 };
@@ -47,6 +46,8 @@ struct LessonInfo {
 // All lessons, in teaching order (lessons/registry.cpp: one line per lesson).
 const std::vector<const LessonInfo*>& all_lessons();
 const LessonInfo* find_lesson(const std::string& name);  // nullptr if unknown
+// The catalog a lesson's words are in: its name with '-' as '_' ("kv-memory" -> "kv_memory").
+std::string catalog_name(const LessonInfo& info);
 
 // ---- option helpers (each throws a UsageError naming the flag) --------------------------------
 // A positive size: the option's value or the default; zero or negative is an error.
@@ -71,13 +72,26 @@ struct HeadDims {
 };
 HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T);
 // record_common_config plus d_model, n_heads and d_k: the config of every multi-head lesson.
-void record_head_config(Recorder& r, const LessonConfig& c, const std::vector<std::string>& tokens,
-                        const HeadDims& d);
+template <class R>
+void record_head_config(R& r, const LessonConfig& c, const std::vector<std::string>& tokens, const HeadDims& d);
 
 // The chapter's sentence, cut into its first tokens (小明 / 昨天 / 在 / 北京 …).
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n);
 // Record seed, causal and the token list in the trace config (every lesson on tokens does).
-void record_common_config(Recorder& r, const LessonConfig& c, const std::vector<std::string>& tokens);
+template <class R>
+void record_common_config(R& r, const LessonConfig& c, const std::vector<std::string>& tokens) {
+  r.config("seed", c.seed);
+  r.config("causal", Bool{c.causal});
+  r.config("seq_len", I(tokens.size()));
+  r.config("tokens", tokens);
+}
+template <class R>
+void record_head_config(R& r, const LessonConfig& c, const std::vector<std::string>& tokens, const HeadDims& d) {
+  record_common_config(r, c, tokens);
+  r.config("d_model", I(d.D));
+  r.config("n_heads", I(d.H));
+  r.config("d_k", I(d.Dk));
+}
 
 // Head labels for the renderer: "head" / "头", "group" / "组".
 std::string head_word(Lang lang);
@@ -92,5 +106,47 @@ namespace attn {
 std::size_t strongest_column(const Tensor& weights, std::size_t b, std::size_t r);
 // The largest |row sum − 1| over all rows of a weights tensor (0 up to rounding).
 double max_row_sum_error(const Tensor& weights);
+
+}  // namespace attn
+
+namespace attn {
+
+// What a lesson writes to: a Recorder whose words come from the catalogs. Keys are looked up in
+// the lesson's own catalog first, then in the catalogs it names, then in "common":
+//   LessonRecorder r("mha", c.lang, {"mha"});
+//   r.step("split_heads", {{"d_model", D}, {"heads", H}});   // mha.split_heads.title / .text
+//   r.tensor("Q_heads", Q, labels);                           // meaning: mha.tensor.Q_heads
+//   r.value("d_k", I(dk));                                    // label: value.d_k if the catalog has one
+//   r.note("split_heads.note", {{"diff", 0.0}});
+//   r.table({{r.t("split_heads.col.head"), …}, rows});
+class LessonRecorder {
+ public:
+  LessonRecorder(std::string lesson, Lang lang, std::vector<std::string> catalogs);
+
+  const Lang& lang() const { return text_.lang(); }
+  const Text& text() const { return text_; }
+  // The message for a key of this lesson's catalogs (or "common"), formatted with args.
+  std::string t(std::string_view key, const Args& args = {}) const;
+  bool has(std::string_view key) const;
+
+  void config(const std::string& name, Scalar v);  // label: common.config.NAME
+  void step(std::string id, const Args& args = {});  // title ID.title, text ID.text
+  // Meaning from tensor.NAME (args fill its placeholders); an empty labels.block is "head".
+  const Tensor& tensor(const std::string& name, Tensor t, Labels labels = {}, const Args& args = {});
+  void show(const std::string& name) { rec_.show(name); }
+  void value(const std::string& name, Scalar v, const Args& label_args = {});  // label: value.NAME
+  void table(Table t) { rec_.table(std::move(t)); }
+  void chart(Chart c) { rec_.chart(std::move(c)); }
+  void note(std::string_view key, const Args& args = {}) { rec_.note(t(key, args)); }
+  const Tensor& get(const std::string& name) const { return rec_.get(name); }
+  // Headings and the renderers' words are filled in here, in the run's language.
+  Trace finish();
+
+ private:
+  std::string find_key(std::string_view key) const;  // "" if no catalog of the chain has it
+  Recorder rec_;
+  Text text_;
+  std::vector<std::string> chain_;
+};
 
 }  // namespace attn

@@ -1,5 +1,5 @@
 // The lessons, in teaching order. Adding a lesson: one file in lessons/ and one line here.
-#include "lessons/lesson.h"
+#include "lesson.h"
 
 namespace attn {
 

@@ -6,7 +6,7 @@
 #include "block.h"
 #include "golden.h"
 #include "layernorm.h"
-#include "lessons/lesson.h"
+#include "lesson.h"
 #include "run_cli.h"
 
 using namespace attn;

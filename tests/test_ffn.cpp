@@ -7,9 +7,9 @@
 
 #include "ffn.h"
 #include "golden.h"
-#include "lessons/lesson.h"
+#include "lesson.h"
 #include "random.h"
-#include "render/terminal.h"
+#include "terminal.h"
 #include "run_cli.h"
 
 using namespace attn;

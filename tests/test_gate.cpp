@@ -5,7 +5,7 @@
 
 #include "gate.h"
 #include "golden.h"
-#include "lessons/lesson.h"
+#include "lesson.h"
 #include "random.h"
 #include "row_stats.h"
 #include "run_cli.h"

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "golden.h"
-#include "lessons/lesson.h"
+#include "lesson.h"
 
 using namespace attn;
 

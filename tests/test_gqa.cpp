@@ -7,7 +7,7 @@
 #include "attention.h"
 #include "golden.h"
 #include "gqa.h"
-#include "lessons/lesson.h"
+#include "lesson.h"
 #include "random.h"
 #include "run_cli.h"
 

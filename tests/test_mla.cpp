@@ -7,8 +7,9 @@
 #include <cmath>
 
 #include "golden.h"
-#include "lessons/lesson.h"
+#include "lesson.h"
 #include "mla.h"
+#include "deepseek_facts.h"
 #include "random.h"
 #include "rope.h"
 #include "run_cli.h"

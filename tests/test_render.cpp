@@ -1,8 +1,8 @@
 // The terminal renderer: exact strings, the way fmt tests its output.
 #include <catch2/catch.hpp>
 
-#include "render/json_writer.h"
-#include "render/terminal.h"
+#include "json_writer.h"
+#include "terminal.h"
 #include "text.h"
 
 using namespace attn;

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "backprop.h"
-#include "lessons/lesson.h"
+#include "lesson.h"
 #include "run_cli.h"
 #include "symmetry.h"
 

@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
-#include "cli/model_options.h"
+#include "commands.h"
+#include "model_options.h"
 #include "errors.h"
 #include "models.h"
-#include "render/bars.h"
-#include "render/table.h"
+#include "bars.h"
+#include "table.h"
 #include "text.h"
 
 namespace attn::cli {

@@ -8,11 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "cli/commands.h"
+#include "catalog.h"
+#include "commands.h"
 #include "errors.h"
-#include "lessons/lesson.h"
-#include "render/json_writer.h"
-#include "render/terminal.h"
+#include "lesson.h"
+#include "json_writer.h"
+#include "terminal.h"
 
 namespace attn::cli {
 
@@ -97,7 +98,7 @@ void setup_lesson(CLI::App& root) {
   lesson->footer("Lessons: attnlab list. Each lesson has its own --help.");
   for (const LessonInfo* info : all_lessons()) {
     auto opts = std::make_shared<LessonOptions>();
-    CLI::App* sub = lesson->add_subcommand(info->name, info->summary_en);
+    CLI::App* sub = lesson->add_subcommand(info->name, Text(Lang::En)(catalog_name(*info) + ".summary"));
     sub->add_option("--seed", opts->config.seed, "Random seed for the inputs and weights (default 42)");
     for (const std::string& flag : info->flags) bind_flag(sub, flag, opts->config);
     sub->add_option("--precision", opts->precision, "Decimals printed (default 4)");

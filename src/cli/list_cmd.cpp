@@ -1,8 +1,9 @@
 // attnlab list: every lesson with its one-line summary, in teaching order.
 #include <fmt/format.h>
 
-#include "cli/commands.h"
-#include "lessons/lesson.h"
+#include "catalog.h"
+#include "commands.h"
+#include "lesson.h"
 
 namespace attn::cli {
 
@@ -18,7 +19,7 @@ void run_list(const ListOptions& o) {
   for (const LessonInfo* l : all_lessons()) w = std::max(w, std::string(l->name).size());
   std::string out;
   for (const LessonInfo* l : all_lessons())
-    out += fmt::format("  {}  {}\n", pad_right(l->name, w), tr(lang, l->summary_en, l->summary_zh));
+    out += fmt::format("  {}  {}\n", pad_right(l->name, w), Text(lang)(catalog_name(*l) + ".summary"));
   out += tr(lang, "\nRun one: attnlab lesson NAME   (attnlab lesson NAME --help lists its options)\n",
             "\n运行：attnlab lesson 名称   （attnlab lesson 名称 --help 列出其选项）\n");
   emit(out);

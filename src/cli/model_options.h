@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "catalog.h"
 #include "models.h"
 #include "text.h"
 

@@ -2,9 +2,10 @@
 // size), total parameters (computed, checked against the official count), KV bytes per token.
 #include <fmt/format.h>
 
-#include "cli/commands.h"
+#include "catalog.h"
+#include "commands.h"
 #include "models.h"
-#include "render/table.h"
+#include "table.h"
 #include "text.h"
 
 namespace attn::cli {

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/commands.h"
+#include "commands.h"
 #include "errors.h"
 
 namespace attn::cli {

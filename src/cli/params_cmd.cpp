@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
-#include "cli/model_options.h"
+#include "commands.h"
+#include "model_options.h"
 #include "models.h"
-#include "render/table.h"
+#include "table.h"
 #include "text.h"
 
 namespace attn::cli {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/commands.h"
+#include "commands.h"
 
 namespace attn::cli {
 

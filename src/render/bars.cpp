@@ -1,5 +1,5 @@
 // Plain-text horizontal bar charts (see bars.h).
-#include "render/bars.h"
+#include "bars.h"
 
 #include <algorithm>
 #include <cmath>

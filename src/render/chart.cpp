@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "render/style.h"
-#include "render/terminal.h"
+#include "style.h"
+#include "terminal.h"
 
 namespace attn {
 
@@ -116,9 +116,7 @@ std::string render_chart(const Trace& trace, const Chart& chart, const RenderOpt
     out += "    " + tint(std::string(1, kMarkers[k % 8]), k, opt.color) + "  " + pad_right(chart.y[k], name_w) + "  " +
            style::dim(trace.at(chart.y[k]).meaning, opt.color) + "\n";
   if (chart.y.size() > 1)
-    out += style::dim(std::string("    ") + tr(trace.lang, "where curves overlap, the one listed first is drawn",
-                                                "曲线重叠处显示列在前面的那条"),
-                      opt.color) + "\n";
+    out += style::dim("    " + trace.ui_word("curves_overlap"), opt.color) + "\n";
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "render/json_writer.h"
+#include "json_writer.h"
 
 #include <cmath>
 
@@ -45,7 +45,7 @@ std::string trace_to_json(const Trace& trace) {
   doc["tool"] = {{"name", "attnlab"}, {"version", ATTNLAB_VERSION}};
   doc["lesson"] = trace.lesson;
   json config = json::object();
-  config["lang"] = trace.lang == Lang::Zh ? "zh" : "en";
+  config["lang"] = trace.lang.code;
   for (const Value& v : trace.config) config[v.name] = scalar_json(v.value);
   doc["config"] = config;
   json steps = json::array();

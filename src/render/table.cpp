@@ -1,5 +1,5 @@
 // Plain aligned tables for the params, kv-cache and models reports.
-#include "render/table.h"
+#include "table.h"
 
 #include <algorithm>
 

@@ -1,12 +1,12 @@
-#include "render/terminal.h"
+#include "terminal.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "render/style.h"
-#include "render/table.h"
+#include "style.h"
+#include "table.h"
 
 namespace attn {
 
@@ -93,7 +93,7 @@ std::string render_matrix(const Tensor& t, std::size_t base, std::size_t R, std:
 
 }  // namespace
 
-std::string render_tensor(const std::string& name, const TraceTensor& tt, Lang lang, const RenderOptions& opt) {
+std::string render_tensor(const std::string& name, const TraceTensor& tt, const Trace& trace, const RenderOptions& opt) {
   const Tensor& t = tt.tensor;
   std::string out = fmt::format("{}  {}  {}\n", style::bold(name, opt.color), style::cyan(shape_str(t.shape), opt.color),
                                 style::dim(tt.meaning, opt.color));
@@ -104,10 +104,10 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, Lang l
     return out + render_matrix(t, 0, t.dim(0), t.dim(1), tt.labels, integers, s, opt, "  ");
   // rank 3 (or 4): one block per entry of the leading axes
   std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
-  std::string word = tt.labels.block.empty() ? std::string(tr(lang, "block", "块")) : tt.labels.block;
+  std::string word = tt.labels.block.empty() ? trace.ui_word("block") : tt.labels.block;
   for (std::size_t b : shown(B, s.blocks)) {
     if (b == std::string::npos) {
-      out += fmt::format("  … {}\n", tr(lang, "(blocks omitted)", "（省略若干块）"));
+      out += fmt::format("  … {}\n", trace.ui_word("blocks_omitted"));
       continue;
     }
     std::string title = t.rank() == 3 ? fmt::format("{} {}", word, b + 1)
@@ -118,7 +118,7 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, Lang l
   return out;
 }
 
-std::string render_heatmap(const TraceTensor& tt, Lang lang, const RenderOptions& opt) {
+std::string render_heatmap(const TraceTensor& tt, const Trace& trace, const RenderOptions& opt) {
   static const char* ramp = " .:-=+*#%@";  // 10 levels for [0, 1]
   const Tensor& t = tt.tensor;
   std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
@@ -130,8 +130,8 @@ std::string render_heatmap(const TraceTensor& tt, Lang lang, const RenderOptions
   std::string out;
   for (std::size_t b = 0; b < B; ++b) {
     std::string head = B > 1 ? fmt::format("{} {}", tt.labels.block, b + 1) : "";
-    out += "  " + style::yellow(head.empty() ? std::string(tr(lang, "heatmap", "热力图")) : head + " · " +
-                                    tr(lang, "heatmap", "热力图"), opt.color) + "\n";
+    std::string word = trace.ui_word("heatmap");
+    out += "  " + style::yellow(head.empty() ? word : head + " · " + word, opt.color) + "\n";
     std::string header = "  " + std::string(row_labels ? label_w + 2 : 0, ' ');
     for (std::size_t c = 0; c < C; ++c) header += fmt::format("{:>2}", (c + 1) % 100);
     out += style::dim(header, opt.color) + "\n";
@@ -145,18 +145,17 @@ std::string render_heatmap(const TraceTensor& tt, Lang lang, const RenderOptions
       out += line + "\n";
     }
   }
-  std::string legend = opt.color ? tr(lang, "dark = 0, bright = 1", "暗 = 0，亮 = 1")
-                                 : tr(lang, "' ' = 0 … '@' = 1 (ramp \" .:-=+*#%@\")", "' ' = 0 … '@' = 1（字符梯度 \" .:-=+*#%@\"）");
-  out += style::dim(fmt::format("  {}{}{}", tr(lang, "columns are the tokens in order", "列依次对应各个词"),
-                                tr(lang, "; ", "；"), legend),
-                    opt.color) + "\n";
+  out += style::dim("  " + trace.ui_word(opt.color ? "heatmap_legend_color" : "heatmap_legend_ramp"), opt.color) + "\n";
   return out;
 }
 
-std::string format_scalar(const Scalar& v, int precision) {
+std::string format_scalar(const Scalar& v, int precision, const Trace* trace) {
   if (auto* i = std::get_if<std::int64_t>(&v)) return with_commas(*i);
   if (auto* s = std::get_if<std::string>(&v)) return *s;
-  if (auto* b = std::get_if<Bool>(&v)) return b->value ? "true" : "false";
+  if (auto* b = std::get_if<Bool>(&v)) {
+    std::string word = b->value ? "true" : "false";
+    return trace != nullptr ? trace->ui_word(word) : word;
+  }
   if (auto* l = std::get_if<std::vector<std::string>>(&v)) {
     std::string out;
     for (const std::string& w : *l) out += (out.empty() ? "" : " ") + w;

@@ -1,8 +1,8 @@
 // render_trace: a whole lesson for the terminal, step by step.
 #include <fmt/format.h>
 
-#include "render/style.h"
-#include "render/terminal.h"
+#include "style.h"
+#include "terminal.h"
 
 namespace attn {
 
@@ -76,26 +76,25 @@ std::string wrap(const std::string& text, std::size_t width, const std::string& 
 }
 
 std::string render_trace(const Trace& trace, const RenderOptions& opt) {
-  Lang lang = trace.lang;
   std::string out;
   std::string config;
   for (const Value& v : trace.config) {
     if (v.name == "tokens") continue;
-    config += fmt::format("{}{}={}", config.empty() ? "" : "  ", v.name, format_scalar(v.value, opt.precision));
+    config += fmt::format("{}{}={}", config.empty() ? "" : "  ", v.label.empty() ? v.name : v.label,
+                          format_scalar(v.value, opt.precision, &trace));
   }
-  out += style::bold(fmt::format("attnlab · {} {}", tr(lang, "lesson", "课程"), trace.lesson), opt.color) + "\n";
+  out += style::bold(trace.ui_word("header"), opt.color) + "\n";
   out += style::dim("  " + config, opt.color) + "\n";
   for (std::size_t i = 0; i < trace.steps.size(); ++i) {
     const Step& s = trace.steps[i];
-    std::string heading = fmt::format("{} {}/{} · {}", tr(lang, "Step", "第"), i + 1, trace.steps.size(), s.title);
-    if (lang == Lang::Zh) heading = fmt::format("第 {}/{} 步 · {}", i + 1, trace.steps.size(), s.title);
+    std::string heading = s.heading.empty() ? s.title : s.heading;
     out += "\n" + style::bold(style::green("── " + heading + " ", opt.color), opt.color) +
            style::dim("[" + s.id + "]", opt.color) + "\n";
     if (!s.text.empty()) out += wrap(s.text, kTextWidth, "  ");
     for (const std::string& name : s.tensors) {
       const TraceTensor& tt = trace.at(name);
-      out += "\n" + render_tensor(name, tt, lang, opt);
-      if (tt.labels.heatmap) out += render_heatmap(tt, lang, opt);
+      out += "\n" + render_tensor(name, tt, trace, opt);
+      if (tt.labels.heatmap) out += render_heatmap(tt, trace, opt);
     }
     if (!s.values.empty()) {
       out += "\n";
@@ -103,16 +102,14 @@ std::string render_trace(const Trace& trace, const RenderOptions& opt) {
       for (const Value& v : s.values) w = std::max(w, display_width(v.label.empty() ? v.name : v.label));
       for (const Value& v : s.values)
         out += "  " + pad_right(v.label.empty() ? v.name : v.label, w) + " = " +
-               style::bold(format_scalar(v.value, opt.precision), opt.color) + "\n";
+               style::bold(format_scalar(v.value, opt.precision, &trace), opt.color) + "\n";
     }
     for (const Table& t : s.tables) out += "\n" + render_table(t, opt.precision);
     for (const Chart& c : s.charts) out += "\n" + render_chart(trace, c, opt);
     if (!s.notes.empty()) out += "\n";
     for (const std::string& n : s.notes) out += wrap("→ " + n, kTextWidth, "  ");
   }
-  out += "\n" + style::dim(tr(lang, "Every tensor above, with full precision: add --json FILE (or --json - for stdout).",
-                              "以上每个张量的完整数值：加上 --json 文件名（或 --json - 输出到标准输出）。"),
-                           opt.color) + "\n";
+  out += "\n" + style::dim(trace.ui_word("footer"), opt.color) + "\n";
   return out;
 }
 

@@ -1,0 +1,140 @@
+// Lesson `mha`: section 1 of the chapter — multi-head attention, step by step.
+//   X -> fused Q, K, V -> split into h heads -> per-head attention -> concat -> W_O
+// Legend: T tokens, D = d_model, H heads, Dh = d_k = D / H. Words: lessons/mha/LANG.cat.
+#include <fmt/format.h>
+
+#include "attention.h"
+#include "lesson.h"
+#include "random.h"
+
+namespace attn {
+
+namespace {
+
+// Everything the lesson shows, computed before any narration.
+struct Mha {
+  Tensor X, W_Q, W_K, W_V, W_O;  // (T, D), (D, D) × 4
+  AttentionPass p;               // Q, K, V, heads, scores, weights, concat, output
+  Tensor W_Q_1, Q_1_direct;      // (D, Dh), (T, Dh): head 1's own projection, computed alone
+  Tensor contributions;          // (H, T, D): head_i W_O,i
+  Tensor contribution_sum;       // (T, D): Σ_i head_i W_O,i
+};
+
+Mha compute(const HeadDims& d, std::uint64_t seed, bool causal) {
+  Rng rng(seed);
+  Mha m;
+  m.X = randn(rng, {d.T, d.D});
+  m.W_Q = init_weight(rng, d.D, d.D);
+  m.W_K = init_weight(rng, d.D, d.D);
+  m.W_V = init_weight(rng, d.D, d.D);
+  m.W_O = init_weight(rng, d.D, d.D);
+  m.p = grouped_attention(m.X, m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.H, causal);
+  m.W_Q_1 = col_block(m.W_Q, 0, d.Dk);  // (D, Dh)
+  m.Q_1_direct = matmul(m.X, m.W_Q_1);  // (T, Dh)
+  m.contributions = head_contributions(m.p.heads, m.W_O);
+  m.contribution_sum = sum_over_heads(m.contributions);
+  return m;
+}
+
+void step_input(LessonRecorder& r, const Mha& m, const std::vector<std::string>& tokens) {
+  r.step("input", {{"placeholders", tokens.size() > 8}});
+  r.tensor("X", m.X, {.rows = tokens});
+}
+
+void step_project(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens) {
+  r.step("project", {{"d_model", d.D}, {"d_k", d.Dk}});
+  r.tensor("W_Q", m.W_Q);
+  r.tensor("W_K", m.W_K);
+  r.tensor("W_V", m.W_V);
+  Labels rows{.rows = tokens};
+  r.tensor("Q", m.p.Q, rows);  // (T, D)
+  r.tensor("K", m.p.K, rows);  // (T, D)
+  r.tensor("V", m.p.V, rows);  // (T, D)
+}
+
+void step_split_heads(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens) {
+  r.step("split_heads", {{"d_model", d.D}, {"heads", d.H}, {"d_k", d.Dk}});
+  r.tensor("Q_heads", m.p.Q_heads, {.rows = tokens});  // (H, T, Dk)
+  r.tensor("K_heads", m.p.K_heads, {.rows = tokens});  // (H, T, Dk)
+  r.tensor("V_heads", m.p.V_heads, {.rows = tokens});  // (H, T, Dk)
+  r.value("d_k", I(d.Dk));
+  r.tensor("W_Q_1", m.W_Q_1);
+  r.tensor("Q_1_direct", m.Q_1_direct, {.rows = tokens});
+  double diff = max_abs_diff(m.Q_1_direct, slice0(m.p.Q_heads, 0));
+  r.value("head1_check", diff);
+  r.note("split_heads.note", {{"diff", diff}});
+}
+
+void step_attention(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens,
+                    bool causal) {
+  r.step("scores", {{"d_k", d.Dk}, {"T", d.T}});
+  Labels square{.rows = tokens, .cols = tokens};
+  r.tensor("scores", m.p.scores, square, {{"causal", causal}});
+  square.heatmap = true;
+  r.step("weights");
+  const Tensor& W = r.tensor("weights", m.p.weights, square);
+  r.value("max_row_sum_error", max_row_sum_error(W));
+  if (d.H > 1) r.value("head_difference", max_abs_diff(slice0(W, 0), slice0(W, 1)));
+  std::size_t last = d.T - 1, listed = std::min<std::size_t>(d.H, 8);
+  for (std::size_t h = 0; h < listed; ++h) {
+    std::size_t j = strongest_column(W, h, last);
+    r.note("weights.note_head", {{"head", h + 1}, {"query", tokens[last]}, {"key", tokens[j]}, {"weight", W(h, last, j)}});
+  }
+  if (listed < d.H) r.note("weights.note_more", {{"from", listed + 1}, {"to", d.H}});
+}
+
+void step_concat_output(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens) {
+  r.step("heads");
+  r.tensor("heads", m.p.heads, {.rows = tokens});
+
+  r.step("concat", {{"T", d.T}, {"d_k", d.Dk}, {"heads", d.H}, {"d_model", d.D}});
+  r.tensor("concat", m.p.concat, {.rows = tokens});
+  r.tensor("W_O", m.W_O);
+  r.tensor("output", m.p.output, {.rows = tokens});
+
+  r.step("mix");
+  r.tensor("head_contributions", m.contributions, {.rows = tokens});
+  r.value("sum_check", max_abs_diff(m.contribution_sum, m.p.output));
+}
+
+void step_params(LessonRecorder& r, const HeadDims& d) {
+  r.step("params");
+  auto D = static_cast<std::int64_t>(d.D);
+  Table mats{{r.t("params.col.matrix"), r.t("params.col.run"), "", r.t("params.col.chapter"), ""}, {}};
+  for (const char* name : {"W_Q", "W_K", "W_V", "W_O"})
+    mats.rows.push_back({std::string(name), shape_str({d.D, d.D}), D * D, std::string("[768, 768]"), std::int64_t{768 * 768}});
+  mats.rows.push_back({r.t("params.row.total"), std::string("4·d²"), attention_param_count(D, d.H, d.H, d.Dk),
+                       std::string("4·768²"), attention_param_count(768, 12, 12, 64)});
+  r.table(mats);
+  r.value("params_run", attention_param_count(D, d.H, d.H, d.Dk));
+  r.value("params_chapter", attention_param_count(768, 12, 12, 64));
+  // The head-count sweep at the user's d_model (every h that divides it, up to 64 heads).
+  Table heads{{"h", "d_k", r.t("params.col.w_q_i"), r.t("params.col.attention")}, {}};
+  for (std::int64_t h = 1; h <= std::min<std::int64_t>(D, 64); ++h)
+    if (D % h == 0)
+      heads.rows.push_back({h, D / h, shape_str({d.D, static_cast<std::size_t>(D / h)}), attention_param_count(D, h, h, D / h)});
+  r.table(heads);
+  r.note("params.note", {{"params", attention_param_count(D, d.H, d.H, d.Dk)}, {"d_model", d.D}});
+}
+
+Trace run(const LessonConfig& c) {
+  LessonRecorder r("mha", c.lang, {"mha"});
+  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
+  HeadDims d = resolve_head_dims(c, tokens.size());
+  record_head_config(r, c, tokens, d);
+  Mha m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
+
+  step_input(r, m, tokens);
+  step_project(r, d, m, tokens);
+  step_split_heads(r, d, m, tokens);
+  step_attention(r, d, m, tokens, c.causal);
+  step_concat_output(r, d, m, tokens);
+  step_params(r, d);
+  return r.finish();
+}
+
+}  // namespace
+
+extern const LessonInfo mha_lesson = {"mha", {"--tokens", "--seq-len", "--d-model", "--heads", "--causal"}, run};
+
+}  // namespace attn

@@ -1,0 +1,83 @@
+#include "attention.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attn {
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (a.rank() != 3 || b.rank() != 3 || a.dim(0) != b.dim(0) || a.dim(2) != b.dim(1))
+    throw std::invalid_argument("bmm: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
+                                " do not fit (B, M, K) @ (B, K, N)");
+  std::vector<Tensor> out;
+  for (std::size_t i = 0; i < a.dim(0); ++i) out.push_back(matmul(slice0(a, i), slice0(b, i)));
+  return stack0(out);
+}
+
+Tensor bmm_nt(const Tensor& a, const Tensor& b) {
+  if (a.rank() != 3 || b.rank() != 3 || a.dim(0) != b.dim(0) || a.dim(2) != b.dim(2))
+    throw std::invalid_argument("bmm_nt: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
+                                " do not fit (B, M, K) @ (B, N, K)ᵀ");
+  std::vector<Tensor> out;
+  for (std::size_t i = 0; i < a.dim(0); ++i) out.push_back(matmul(slice0(a, i), transpose(slice0(b, i))));
+  return stack0(out);
+}
+
+Tensor attention_scores(const Tensor& Q, const Tensor& K) {
+  double inv_sqrt_dk = 1.0 / std::sqrt(static_cast<double>(Q.shape.back()));
+  if (Q.rank() == 2) return scale(matmul(Q, transpose(K)), inv_sqrt_dk);  // (T, T)
+  return scale(bmm_nt(Q, K), inv_sqrt_dk);                                 // (H, T, T)
+}
+
+AttentionPass grouped_attention(const Tensor& X, const Tensor& W_Q, const Tensor& W_K, const Tensor& W_V,
+                                const Tensor& W_O, std::size_t n_heads, std::size_t n_kv_heads, bool causal) {
+  if (n_kv_heads == 0 || n_heads % n_kv_heads != 0)
+    throw std::invalid_argument("grouped_attention: heads must be a multiple of kv heads");
+  AttentionPass p;
+  // pass 1: the fused projections
+  p.Q = matmul(X, W_Q);  // (T, H*Dh)
+  p.K = matmul(X, W_K);  // (T, G*Dh)
+  p.V = matmul(X, W_V);  // (T, G*Dh)
+  // pass 2: split into heads; each KV group is repeated for the query heads that read it
+  p.Q_heads = split_heads(p.Q, n_heads);     // (H, T, Dh)
+  p.K_heads = split_heads(p.K, n_kv_heads);  // (G, T, Dh)
+  p.V_heads = split_heads(p.V, n_kv_heads);  // (G, T, Dh)
+  p.K_expanded = repeat_kv(p.K_heads, n_heads);  // (H, T, Dh)
+  p.V_expanded = repeat_kv(p.V_heads, n_heads);  // (H, T, Dh)
+  // pass 3: scores, mask, softmax, weighted sum of values — per head
+  p.scores = attention_scores(p.Q_heads, p.K_expanded);  // (H, T, T)
+  if (causal) p.scores = causal_mask(p.scores);
+  p.weights = softmax_rows(p.scores);         // (H, T, T)
+  p.heads = bmm(p.weights, p.V_expanded);     // (H, T, Dh)
+  // pass 4: concat and the output projection
+  p.concat = merge_heads(p.heads);            // (T, H*Dh)
+  p.output = matmul(p.concat, W_O);           // (T, D)
+  return p;
+}
+
+Tensor head_contributions(const Tensor& heads, const Tensor& W_O) {
+  // heads (H, T, Dh), W_O (H*Dh, D) -> (H, T, D): block i is head_i W_O,i
+  std::size_t H = heads.dim(0), Dh = heads.dim(2);
+  std::vector<Tensor> parts;
+  for (std::size_t i = 0; i < H; ++i) parts.push_back(matmul(slice0(heads, i), row_block(W_O, i, Dh)));
+  return stack0(parts);
+}
+
+Tensor sum_over_heads(const Tensor& parts) {
+  // parts (H, T, D) -> (T, D): 0 + part_1 + part_2 + …, in head order
+  Tensor sum({parts.dim(1), parts.dim(2)});
+  for (std::size_t i = 0; i < parts.dim(0); ++i) sum = add(sum, slice0(parts, i));
+  return sum;
+}
+
+Tensor output_as_head_sum(const Tensor& heads, const Tensor& W_O) {
+  // heads (H, T, Dh), W_O (H*Dh, D) -> (T, D)
+  return sum_over_heads(head_contributions(heads, W_O));
+}
+
+std::int64_t attention_param_count(std::int64_t d_model, std::int64_t n_heads, std::int64_t n_kv_heads,
+                                   std::int64_t head_dim) {
+  return 2 * d_model * n_heads * head_dim + 2 * d_model * n_kv_heads * head_dim;
+}
+
+}  // namespace attn

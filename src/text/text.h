@@ -1,0 +1,45 @@
+#pragma once
+// Text helpers shared by the renderers and the CLI: language choice, display widths of
+// UTF-8 text (Chinese characters take two terminal columns), and number formatting.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace attn {
+
+// A language: its catalog code ("en", "zh", or any language a catalog was added for).
+// Which codes exist, and the words in each, is the i18n layer's business (src/i18n/catalog.h).
+struct Lang {
+  std::string code = "en";
+  bool operator==(const Lang&) const = default;
+  static const Lang En;  // transitional: the two languages of round one
+  static const Lang Zh;
+};
+inline const Lang Lang::En{"en"};
+inline const Lang Lang::Zh{"zh"};
+
+// Transitional (being replaced by catalogs): pick the text in the run's language.
+inline const char* tr(const Lang& lang, const char* en, const char* zh) { return lang == Lang::Zh ? zh : en; }
+template <typename... Args>
+std::string trf(const Lang& lang, const char* en, const char* zh, Args&&... args) {
+  return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<Args>(args)...);
+}
+
+// Terminal columns taken by s: East Asian wide and fullwidth characters count 2,
+// combining marks 0, everything else 1. Invalid UTF-8 bytes count 1 each.
+std::size_t display_width(std::string_view s);
+std::string pad_right(std::string_view s, std::size_t width);  // pad with spaces to width columns
+std::string pad_left(std::string_view s, std::size_t width);
+
+// 2359296 -> "2,359,296"
+std::string with_commas(std::int64_t n);
+std::string with_commas_u(std::uint64_t n);
+// Bytes in binary units, e.g. 131072 -> "128.0 KiB", 3 -> "3 B".
+std::string binary_size(double bytes);
+// A fixed-point number with `precision` decimals; never prints "-0.000".
+std::string fixed(double x, int precision);
+
+}  // namespace attn

@@ -1,0 +1,58 @@
+#include "trace.h"
+
+#include <stdexcept>
+
+namespace attn {
+
+const TraceTensor& Trace::at(const std::string& name) const {
+  auto it = tensors.find(name);
+  if (it == tensors.end()) throw std::out_of_range("trace has no tensor named '" + name + "'");
+  return it->second;
+}
+
+std::string Trace::ui_word(const std::string& key) const {
+  auto it = ui.find(key);
+  return it == ui.end() ? key : it->second;
+}
+
+Recorder::Recorder(std::string lesson, Lang lang) {
+  trace_.lesson = std::move(lesson);
+  trace_.lang = lang;
+}
+
+void Recorder::config(const std::string& name, Scalar v) { trace_.config.push_back({name, std::move(v), ""}); }
+
+void Recorder::step(std::string id, std::string title, std::string text) {
+  trace_.steps.push_back(Step{std::move(id), "", std::move(title), std::move(text), {}, {}, {}, {}, {}});
+}
+
+Step& Recorder::current() {
+  if (trace_.steps.empty()) throw std::logic_error("Recorder: record a step before its contents");
+  return trace_.steps.back();
+}
+
+const Tensor& Recorder::tensor(const std::string& name, Tensor t, std::string meaning, Labels labels) {
+  if (trace_.tensors.count(name)) throw std::logic_error("Recorder: tensor '" + name + "' recorded twice");
+  current().tensors.push_back(name);
+  trace_.tensor_order.push_back(name);
+  auto& slot = trace_.tensors[name];
+  slot = TraceTensor{std::move(t), std::move(meaning), std::move(labels)};
+  return slot.tensor;
+}
+
+void Recorder::show(const std::string& name) {
+  trace_.at(name);  // must exist
+  current().tensors.push_back(name);
+}
+
+void Recorder::value(const std::string& name, Scalar v, std::string label) {
+  current().values.push_back({name, std::move(v), std::move(label)});
+}
+
+void Recorder::table(Table t) { current().tables.push_back(std::move(t)); }
+
+void Recorder::chart(Chart c) { current().charts.push_back(std::move(c)); }
+
+void Recorder::note(std::string text) { current().notes.push_back(std::move(text)); }
+
+}  // namespace attn

@@ -32,7 +32,7 @@ TEST_CASE("a tensor prints with aligned columns and token labels", "[render]") {
   TraceTensor t{Tensor({2, 2}, {1.5, -0.25, 10, 0}), "meaning", Labels{.rows = {"小明", "in"}}};
   RenderOptions opt;
   opt.precision = 2;
-  std::string out = render_tensor("X", t, Lang::En, opt);
+  std::string out = render_tensor("X", t, Trace{}, opt);
   CHECK(out ==
         "X  [2, 2]  meaning\n"
         "  小明     1.50  -0.25\n"
@@ -45,7 +45,7 @@ TEST_CASE("a large tensor is summarized with its first and last rows and columns
   TraceTensor t{big, "m", {}};
   RenderOptions opt;
   opt.precision = 0;
-  std::string out = render_tensor("A", t, Lang::En, opt);
+  std::string out = render_tensor("A", t, Trace{}, opt);
   // 3 rows, a "⋮" row, 3 rows; each row 3 numbers, "…", 3 numbers
   CHECK(out.find("\n       0     1     2     …    37    38    39\n") != std::string::npos);
   CHECK(out.find("\n    1560  1561  1562     …  1597  1598  1599\n") != std::string::npos);
@@ -53,7 +53,7 @@ TEST_CASE("a large tensor is summarized with its first and last rows and columns
   CHECK(out.find("    160 ") == std::string::npos);  // row 4 is summarized away
   CHECK(out.find("⋮") != std::string::npos);
   opt.full = true;
-  CHECK(render_tensor("A", t, Lang::En, opt).find("…") == std::string::npos);
+  CHECK(render_tensor("A", t, Trace{}, opt).find("…") == std::string::npos);
 }
 
 TEST_CASE("text wraps at word boundaries and inside Chinese text", "[render]") {

@@ -28,7 +28,7 @@ TEST_CASE("kv-memory: when every activation is negative, no key is said to fire"
   CHECK(r.out.find("No key fires", at + 1) == std::string::npos);
 }
 
-TEST_CASE("params zh: the model line is Chinese punctuation throughout; en says '1 layer'", "[wording][params]") {
+TEST_CASE("params zh: the model line is Chinese punctuation throughout, en says '1 layer'", "[wording][params]") {
   // Before: "GQA: 32 个查询头， 8 个 KV 头 × d_h 128, d_model 4096, 32 层" and "…, 1 layers".
   CliResult zh = run_cli("params --model llama-3-8b --lang zh");
   CHECK(zh.out.find("GQA：32 个查询头，8 个 KV 头 × d_h 128，d_model 4096，32 层") != std::string::npos);

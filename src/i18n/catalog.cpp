@@ -328,7 +328,9 @@ void collect_placeholders(std::string_view p, std::set<std::string>& names) {
     if (p[i] != '{') continue;
     std::size_t j = i + 1;
     while (j < p.size() && (std::isalnum(static_cast<unsigned char>(p[j])) || p[j] == '_')) ++j;
-    if (j > i + 1) names.insert(std::string(p.substr(i + 1, j - i - 1)));
+    // {name}, {name:spec} or {name, kind, …}; "{Some words}" is the text of a branch
+    if (j > i + 1 && j < p.size() && (p[j] == '}' || p[j] == ':' || p[j] == ','))
+      names.insert(std::string(p.substr(i + 1, j - i - 1)));
   }
 }
 

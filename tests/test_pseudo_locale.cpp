@@ -1,0 +1,156 @@
+// The pseudo-locale "qps" is English with every letter of every catalog message accented and
+// wrapped in ⟦ ⟧. Under it, a plain English word on screen is a word that did not come through a
+// catalog: a string literal left in the C++, or words passed as arguments. This test runs every
+// lesson, list, params, kv-cache, models, every --help and the usage errors under qps and fails
+// on any such word.
+#include <catch2/catch.hpp>
+
+#include <cctype>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+#include "lesson.h"
+#include "run_cli.h"
+
+using namespace attn;
+
+namespace {
+
+// Every word (3+ ASCII letters, lower-cased) of every English catalog message: the words a
+// leaked sentence would be made of.
+const std::set<std::string>& english_words() {
+  static const std::set<std::string> words = [] {
+    std::set<std::string> w;
+    for (const CatalogFile& f : all_catalogs()) {
+      if (f.lang != "en") continue;
+      for (const auto& [key, text] : f.messages) {
+        std::string cur;
+        for (char ch : text + " ") {
+          if (std::isalpha(static_cast<unsigned char>(ch))) cur += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          else {
+            if (cur.size() >= 3) w.insert(cur);
+            cur.clear();
+          }
+        }
+      }
+    }
+    return w;
+  }();
+  return words;
+}
+
+// Names that are an interface, not prose: they print the same in every language. Tensor, value
+// and config names, step ids, flag names, JSON keys, model and dtype names.
+void add_identifiers(std::set<std::string>& allow, const std::string& text) {
+  std::string cur;
+  for (char ch : text + " ") {
+    if (std::isalpha(static_cast<unsigned char>(ch))) cur += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    else {
+      if (!cur.empty()) allow.insert(cur);
+      cur.clear();
+    }
+  }
+}
+
+// Plain English words on the visible lines of `out`, with the line they are on.
+std::vector<std::string> leaks(const std::string& out, const std::set<std::string>& allow) {
+  std::vector<std::string> found;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    std::string line = out.substr(start, end - start);
+    start = end + 1;
+    // identifiers on the line itself: flags (--d-model), [step ids], name=value keys in JSON
+    std::string cur;
+    for (std::size_t i = 0; i <= line.size(); ++i) {
+      char ch = i < line.size() ? line[i] : ' ';
+      bool ascii_letter = std::isalpha(static_cast<unsigned char>(ch)) != 0;
+      if (ascii_letter) {
+        cur += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        continue;
+      }
+      // a run glued to an accented (non-ASCII) letter is part of a pseudo-localized word
+      bool glued = static_cast<unsigned char>(ch) >= 0x80 ||
+                   (i > cur.size() && static_cast<unsigned char>(line[i - cur.size() - 1]) >= 0x80);
+      if (cur.size() >= 3 && !glued && english_words().count(cur) && !allow.count(cur)) found.push_back(cur + "  in: " + line);
+      cur.clear();
+    }
+  }
+  return found;
+}
+
+std::set<std::string> base_allowlist() {
+  std::set<std::string> allow;
+  // Program, units, formats, model families and the names of things that are not translated.
+  add_identifiers(allow,
+                  "attnlab lesson list params kv-cache models json html help version lang zh en qps "
+                  "KiB MiB GiB TiB PiB bf16 fp16 fp32 fp8 int8 int4 float bfloat "
+                  "gpt llama mistral qwen falcon deepseek gemma mha gqa mqa mla ffn gelu swiglu silu relu "
+                  "tanh softmax rope geva attention block gate symmetry roles memory hotpot inf nan");
+  for (const LessonInfo* l : all_lessons()) add_identifiers(allow, l->name);
+  return allow;
+}
+
+void check_no_leaks(const std::string& args, std::set<std::string> allow) {
+  CliResult r = run_cli(args + " --lang qps", "NO_COLOR=1 ");
+  INFO("attnlab " << args << " --lang qps   (exit " << r.code << ")");
+  CHECK((r.code == 0 || r.code == 2));
+  std::string shown = r.out + r.err;
+  // every flag on screen is an identifier
+  for (std::size_t p = shown.find("--"); p != std::string::npos; p = shown.find("--", p + 2)) {
+    std::size_t e = p + 2;
+    while (e < shown.size() && (std::isalnum(static_cast<unsigned char>(shown[e])) || shown[e] == '-')) ++e;
+    add_identifiers(allow, shown.substr(p, e - p));
+  }
+  std::vector<std::string> found = leaks(shown, allow);
+  for (const std::string& f : found) UNSCOPED_INFO("plain English: " << f);
+  CHECK(found.empty());
+}
+
+// The identifiers of a lesson: everything its trace names.
+std::set<std::string> lesson_allowlist(const std::string& lesson) {
+  std::set<std::string> allow = base_allowlist();
+  CliResult j = run_cli("lesson " + lesson + " --json -");
+  // every JSON key and string value of the trace that is not prose: keys, tensor names, tokens
+  std::size_t p = 0;
+  while ((p = j.out.find('"', p)) != std::string::npos) {
+    std::size_t e = j.out.find('"', p + 1);
+    if (e == std::string::npos) break;
+    std::string s = j.out.substr(p + 1, e - p - 1);
+    if (s.find(' ') == std::string::npos) add_identifiers(allow, s);  // one word: a name
+    p = e + 1;
+  }
+  return allow;
+}
+
+}  // namespace
+
+TEST_CASE("pseudo-locale: every lesson's visible words come from its catalog", "[catalog][qps]") {
+  for (const LessonInfo* l : all_lessons()) {
+    std::set<std::string> allow = lesson_allowlist(l->name);
+    check_no_leaks(std::string("lesson ") + l->name, allow);
+    check_no_leaks(std::string("lesson ") + l->name + " --help", allow);
+  }
+  check_no_leaks("lesson mha --causal --seq-len 10", lesson_allowlist("mha"));
+}
+
+TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog][qps]") {
+  std::set<std::string> allow = base_allowlist();
+  for (const char* args : {"list", "models", "params --model gpt2", "params --model deepseek-v3",
+                           "params --model llama-3-8b", "kv-cache --model deepseek-v3 --seq-len 32768",
+                           "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
+                           "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help"})
+    check_no_leaks(args, allow);
+}
+
+TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
+  std::set<std::string> allow = base_allowlist();
+  for (const char* args : {"lesson mha --heads 3", "lesson mha --d-model 0", "lesson nosuch", "nosuch",
+                           "lesson gqa --heads 4 --kv-heads 3", "lesson mha --seed -1", "lesson mha --precision 20",
+                           "kv-cache --model nosuch", "params --config /nonexistent", "lesson mha --tokens ''",
+                           "lesson mha --bogus", "lesson gelu --values x"})
+    check_no_leaks(args, allow);
+}

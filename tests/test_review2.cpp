@@ -98,7 +98,8 @@ TEST_CASE("review2: mla with one token does not claim a mismatch it cannot show"
   Text en(Lang::En);
   LessonConfig c;
   c.seq_len = 1;
-  const Step& one = step(find_lesson("mla")->run(c), "rope_on_latent");
+  const Trace t1 = find_lesson("mla")->run(c);
+  const Step& one = step(t1, "rope_on_latent");
   REQUIRE(one.notes.size() == 1);
   CHECK(one.notes[0] == en("mla.rope_on_latent.note_one_token"));
   c.seq_len = 2;

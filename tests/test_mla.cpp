@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "catalog.h"
 #include "golden.h"
 #include "lesson.h"
 #include "mla.h"
@@ -41,6 +42,13 @@ double value(const Trace& t, const std::string& name) {
       if (v.name == name) return std::get<double>(v.value);
   FAIL("no value " << name);
   return 0;
+}
+
+const Step& step(const Trace& t, const std::string& id) {
+  for (const Step& s : t.steps)
+    if (s.id == id) return s;
+  FAIL("no step " << id);
+  throw std::logic_error("unreachable");
 }
 
 void expect_usage_error(const std::string& args, const std::string& needle) {
@@ -183,19 +191,49 @@ TEST_CASE("lesson mla shows the paths agreeing and RoPE on the latent disagreein
   for (const char* name : {"W_DQ", "c_Q", "W_UQ"}) CHECK(q.tensors.count(name) == 1);
   for (const char* name : {"W_Q", "Q_R", "K_R"}) CHECK(q.tensors.count(name) == 0);
 
+  Text en(Lang::En);
+  CHECK(step(t, "absorb").notes.at(0) ==
+        en("mla.absorb.note", {{"scores_diff", value(t, "absorb_scores_diff")}, {"output_diff", value(t, "absorb_output_diff")}}));
+  CHECK(step(t, "rope_on_latent").notes.at(0) ==
+        en("mla.rope_on_latent.note", {{"mismatch", value(t, "rope_on_latent_mismatch")}}));
+  CHECK(step(t, "cache").notes.size() == 2);  // the "~7%" and "About 1/10" notes; the latent is smaller than MHA's
+
   CliResult r = run_cli("lesson mla --lang en --color never");
   REQUIRE(r.code == 0);
-  for (const char* needle : {"absorption is an exact rewrite", "only the first key", "576", "32,768", "1/56.9",
-                             "93.3%", "\"~7%\"", "\"About 1/10\"", "scores_rope_on_latent  [2, 4, 4]"})
+  for (const char* needle : {"576", "32,768", "1/56.9", "93.3%", "6.66%", "1.76%", "1/15.0", "1/3.6",
+                             "scores_rope_on_latent  [2, 4, 4]"})
     CHECK(r.out.find(needle) != std::string::npos);
   CliResult zh = run_cli("lesson mla --lang zh --color never");
   REQUIRE(zh.code == 0);
-  for (const char* needle : {"矩阵吸收", "解耦 RoPE", "“约 7%”", "“约 1/10”"}) CHECK(zh.out.find(needle) != std::string::npos);
+  Text tzh(Lang{"zh"});
+  for (const char* key : {"mla.absorb.title", "mla.rope.title", "mla.rope_on_latent.title"})
+    CHECK(zh.out.find(tzh(key)) != std::string::npos);
   CHECK(run_cli("lesson mla --causal --q-latent-dim 6 --json -").out ==
         run_cli("lesson mla --causal --q-latent-dim 6 --json -").out);
-  CliResult odd = run_cli("lesson mla --head-dim 3 --rope-dim 0 --lang en --color never");
-  CHECK(odd.code == 0);
-  CHECK(odd.out.find("Skipped: d_h = 3 is odd") != std::string::npos);
+  Trace odd = run_mla(config(42, 4, 8, 2, 3, 4, 0, 0, false));
+  REQUIRE(step(odd, "rope_on_latent").notes.size() == 1);
+  CHECK(step(odd, "rope_on_latent").notes[0] == en("mla.rope_on_latent.note_odd", {{"d_h", 3}}));
+  CHECK(odd.tensors.count("scores_rope_on_latent") == 0);
+}
+
+TEST_CASE("mla says so when its cache is larger than MHA's", "[mla]") {
+  // --latent-dim 20: d_c + d_R = 22 against 2·2·4 = 16, 137.50% of MHA's cache.
+  LessonConfig c;
+  c.latent_dim = 20;
+  Trace t = run_mla(c);
+  const Step& cache = step(t, "cache");
+  Text en(Lang::En);
+  std::string larger = en("mla.cache.note_not_smaller",
+                          {{"larger", true}, {"mla", 22}, {"mha", 16}, {"percent", 137.5}, {"times", 1.375}, {"inv", 16.0 / 22.0}});
+  CHECK(std::count(cache.notes.begin(), cache.notes.end(), larger) == 1);
+  CHECK(larger.find("137.50%") != std::string::npos);
+  CHECK(larger != en("mla.cache.note_not_smaller",
+                     {{"larger", false}, {"mla", 22}, {"mha", 16}, {"percent", 137.5}, {"times", 1.375}, {"inv", 16.0 / 22.0}}));
+  // equal sizes (d_c 14 + d_R 2 = 16): the other branch
+  c.latent_dim = 14;
+  Trace eq = run_mla(c);
+  CHECK(std::count(step(eq, "cache").notes.begin(), step(eq, "cache").notes.end(),
+                   en("mla.cache.note_not_smaller", {{"larger", false}, {"mla", 16}, {"mha", 16}, {"percent", 100.0}, {"times", 1.0}, {"inv", 1.0}})) == 1);
 }
 
 TEST_CASE("mla bad combinations exit 2 naming the flag", "[mla][cli]") {

@@ -2,9 +2,14 @@
 // usage error that named the wrong flag. Each test fails on the code before the fix.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <string>
 
+#include "catalog.h"
+#include "lesson.h"
 #include "run_cli.h"
+
+using namespace attn;
 
 namespace {
 
@@ -12,6 +17,18 @@ namespace {
 bool has(std::string s, const std::string& needle) {
   for (std::size_t i; (i = s.find("\n  ")) != std::string::npos;) s.replace(i, 3, " ");
   return s.find(needle) != std::string::npos;
+}
+
+const Step& step(const Trace& t, const std::string& id) {
+  for (const Step& s : t.steps)
+    if (s.id == id) return s;
+  throw std::out_of_range("no step " + id);
+}
+
+std::int64_t config_int(const Trace& t, const std::string& name) {
+  for (const Value& v : t.config)
+    if (v.name == name) return std::get<std::int64_t>(v.value);
+  throw std::out_of_range("no config " + name);
 }
 
 }  // namespace
@@ -30,32 +47,44 @@ TEST_CASE("review2: gqa --heads alone too large names --heads, not the unset --d
 }
 
 TEST_CASE("review2: gqa and mqa count words agree with the numbers (1 key, not 1 keys)", "[gqa][mqa][review2]") {
-  CliResult mqa = run_cli("lesson mqa --lang en --color never");
-  REQUIRE(mqa.code == 0);
-  CHECK(has(mqa.out, "1 key and 1 value per token instead of 4 of each"));
-  CHECK(has(mqa.out, "K and V into 1 group."));
-  CHECK(has(mqa.out, "only 1 different block."));
-  CHECK_FALSE(has(mqa.out, "1 keys"));
-  CHECK_FALSE(has(mqa.out, "1 groups"));
+  // The engine's messages with one KV group (gqa --heads 1, or --kv-heads 1) and with two.
+  Text en(Lang::En);
+  Args one{{"d_model", 2}, {"heads", 1}, {"d_k", 2}, {"groups", 1}, {"kv_width", 2}, {"per", 1}, {"width", 2}};
+  CHECK(has(en("kv_sharing.project.text", one), "1 key and 1 value per token instead of 1 of each"));
+  CHECK(has(en("kv_sharing.split_heads.text", one), "K and V into 1 group."));
+  CHECK(has(en("kv_sharing.split_heads.text", one), "of which only 1 is different."));
+  CHECK(has(en("kv_sharing.equivalence.text", one), "only 1 different block."));
+  CHECK(has(en("kv_sharing.group_map.text", one), "1 query head shares 1 key/value head, 1 query head per group"));
+  CHECK(has(en("kv_sharing.group_map.text", one), "head 1 reads group 1"));
+  CHECK(en("kv_sharing.group_map.row.heads", {{"single", true}, {"first", 1}, {"last", 1}}) == "head 1");  // not "heads 1–1"
+  CHECK(has(en("gqa.input.text", one), "1 query head in 1 group,"));
+  Args two{{"d_model", 8}, {"heads", 4}, {"d_k", 2}, {"groups", 2}, {"kv_width", 4}, {"per", 2}, {"width", 8}};
+  CHECK(has(en("kv_sharing.group_map.text", two), "4 query heads share 2 key/value heads, 2 query heads per group"));
+  CHECK(has(en("kv_sharing.group_map.text", two), "heads 1–2 share group 1"));
+  CHECK(has(en("kv_sharing.project.text", two), "2 keys and 2 values per token instead of 4 of each"));
+  CHECK(has(en("mqa.project.text", two), "1 key and 1 value per token instead of 4 of each"));
 
-  CliResult one = run_cli("lesson gqa --heads 1 --lang en --color never");
-  REQUIRE(one.code == 0);
-  CHECK(has(one.out, "1 query head in 1 group,"));
-  CHECK(has(one.out, "head 1 reads group 1"));
-  CHECK_FALSE(has(one.out, "heads 1–1"));  // a range of one head
-
-  CliResult gqa = run_cli("lesson gqa --lang en --color never");  // h 4, g 2: plural forms unchanged
-  CHECK(has(gqa.out, "4 query heads share 2 key/value heads, 2 query heads per group"));
-  CHECK(has(gqa.out, "heads 1–2 share group 1"));
-  CHECK(has(gqa.out, "2 keys and 2 values per token instead of 4 of each"));
+  // The lessons pass those counts: gqa --heads 1 has one group of one head; mqa one group of all.
+  LessonConfig c;
+  c.heads = 1;
+  Trace g = find_lesson("gqa")->run(c);
+  CHECK(config_int(g, "n_kv_heads") == 1);
+  for (const Step& s : g.steps) CHECK_FALSE(has(s.text, "1 keys"));
+  Trace m = find_lesson("mqa")->run(LessonConfig{});
+  for (const Step& s : m.steps) {
+    CHECK_FALSE(has(s.text, "1 keys"));
+    CHECK_FALSE(has(s.text, "1 groups"));
+  }
 }
 
 TEST_CASE("review2: gqa states the --kv-heads default for odd h (1, not h/2)", "[gqa][review2]") {
-  CliResult r = run_cli("lesson gqa --heads 3 --lang en --color never");
-  REQUIRE(r.code == 0);
-  CHECK(has(r.out, "n_kv_heads=1"));
-  CHECK(has(r.out, "or 1 when h is odd"));
-  CHECK(has(run_cli("lesson gqa --heads 3 --lang zh --color never").out, "h 为奇数时取 1"));
+  LessonConfig c;
+  c.heads = 3;
+  Trace t = find_lesson("gqa")->run(c);
+  CHECK(config_int(t, "n_kv_heads") == 1);
+  Args a{{"heads", 3}, {"groups", 1}, {"d_model", 9}, {"d_k", 3}};
+  CHECK(has(Text(Lang::En)("gqa.input.text", a), "or 1 when h is odd"));
+  CHECK(has(Text(Lang{"zh"})("gqa.input.text", a), "h 为奇数时取 1"));
 }
 
 TEST_CASE("review2: gqa's preset table in Chinese has no English model note", "[gqa][review2]") {
@@ -66,12 +95,22 @@ TEST_CASE("review2: gqa's preset table in Chinese has no English model note", "[
 }
 
 TEST_CASE("review2: mla with one token does not claim a mismatch it cannot show", "[mla][review2]") {
-  CliResult r = run_cli("lesson mla --seq-len 1 --lang en --color never");
-  REQUIRE(r.code == 0);
-  CHECK_FALSE(has(r.out, "off by up to"));
-  CHECK(has(r.out, "With a single token there is only position 0"));
-  CliResult two = run_cli("lesson mla --seq-len 2 --lang en --color never");
-  CHECK(has(two.out, "off by up to"));
+  Text en(Lang::En);
+  LessonConfig c;
+  c.seq_len = 1;
+  const Trace t1 = find_lesson("mla")->run(c);
+  const Step& one = step(t1, "rope_on_latent");
+  REQUIRE(one.notes.size() == 1);
+  CHECK(one.notes[0] == en("mla.rope_on_latent.note_one_token"));
+  c.seq_len = 2;
+  const Trace two = find_lesson("mla")->run(c);
+  const Step& s2 = step(two, "rope_on_latent");
+  REQUIRE(s2.notes.size() == 1);
+  double mismatch = 0;
+  for (const Value& v : s2.values)
+    if (v.name == "rope_on_latent_mismatch") mismatch = std::get<double>(v.value);
+  CHECK(mismatch > 1e-3);
+  CHECK(s2.notes[0] == en("mla.rope_on_latent.note", {{"mismatch", mismatch}}));
 }
 
 TEST_CASE("review2: mla's decode note gives the re-expansion cost as the table does", "[mla][review2]") {

@@ -1,6 +1,8 @@
 // Text a learner reads, checked where a review found it wrong.
 #include <catch2/catch.hpp>
 
+#include "catalog.h"
+#include "lesson.h"
 #include "run_cli.h"
 
 TEST_CASE("gelu zh: 'of the 6 printed values, 3 are right' in that order", "[wording][gelu]") {
@@ -34,4 +36,20 @@ TEST_CASE("params zh: the model line is Chinese punctuation throughout, en says 
   CHECK(zh.out.find("GQA：32 个查询头，8 个 KV 头 × d_h 128，d_model 4096，32 层") != std::string::npos);
   CHECK(run_cli("params --d-model 64 --heads 2 --lang en").out.find("d_model 64, 1 layer\n") != std::string::npos);
   CHECK(run_cli("kv-cache --d-model 64 --heads 2 --lang en").out.find("MHA 2 x 32, 1 layer\n") != std::string::npos);
+}
+
+TEST_CASE("mla step 9: RoPE can rotate the compressed keys; what fails is absorption", "[wording][mla]") {
+  // Before: "Why RoPE cannot rotate the compressed keys" — the naive path computes RoPE on K_C fine.
+  attn::Text en(attn::Lang::En);
+  attn::Trace t = attn::find_lesson("mla")->run(attn::LessonConfig{});
+  const attn::Step* s = nullptr;
+  for (const attn::Step& x : t.steps)
+    if (x.id == "rope_on_latent") s = &x;
+  REQUIRE(s != nullptr);
+  CHECK(s->title == en("mla.rope_on_latent.title"));
+  CHECK(s->title.find("cannot") == std::string::npos);
+  CHECK(s->title.find("absorption") != std::string::npos);
+  CHECK(s->text.find("What fails is absorption") != std::string::npos);
+  attn::Text zh(attn::Lang{"zh"});
+  CHECK(zh("mla.rope_on_latent.title").find("不能旋转") == std::string::npos);
 }

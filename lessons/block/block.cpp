@@ -37,10 +37,8 @@ Dims resolve_dims(const LessonConfig& c, std::size_t T) {
 
 // Draw every weight in the order the trace lists them.
 BlockWeights draw_weights(Rng& rng, const Dims& d) {
-  auto near_one = [&](std::size_t n) {
-    Tensor t = randn(rng, {n}, kNearStd);
-    for (double& v : t.data) v += 1.0;
-    return t;
+  auto near_one = [&](std::size_t n) {  // (n): 1 + N(0, 0.1²)
+    return add(randn(rng, {n}, kNearStd), Tensor({n}, std::vector<double>(n, 1.0)));
   };
   BlockWeights w;
   w.ln1_gamma = near_one(d.D);
@@ -145,8 +143,7 @@ void step_params(LessonRecorder& r, const Dims& d) {
   ParamReport gpt2 = count_params(load_preset("gpt2"));  // the `params` command's independent count
   r.value("block_params_gpt2_models", static_cast<std::int64_t>(gpt2.layers.at(0).total));
   r.value("gpt2_total", static_cast<std::int64_t>(gpt2.total));
-  std::uint64_t ffn_all = 0;
-  for (const LayerParams& lp : gpt2.layers) ffn_all += lp.ffn_total * lp.layers;
+  std::uint64_t ffn_all = ffn_params_all_layers(gpt2);
   r.note("params.note", {{"attention", 100.0 * static_cast<double>(g.qkv + g.proj) / static_cast<double>(g.total)},
                          {"ffn", 100.0 * static_cast<double>(g.fc + g.fc_proj) / static_cast<double>(g.total)},
                          {"norms", g.ln1 + g.ln2},

@@ -121,8 +121,7 @@ void step_params(LessonRecorder& r, std::size_t D, std::size_t F) {
   r.value("ffn_over_attention_768", static_cast<double>(big.total) / static_cast<double>(attn_768));
   // The whole of GPT-2 small, from the `params` command's count of the gpt2 preset.
   ParamReport gpt2 = count_params(load_preset("gpt2"));
-  std::uint64_t ffn_all = 0;
-  for (const LayerParams& lp : gpt2.layers) ffn_all += lp.ffn_total * lp.layers;
+  std::uint64_t ffn_all = ffn_params_all_layers(gpt2);
   double model_share = static_cast<double>(ffn_all) / static_cast<double>(gpt2.total);
   r.value("gpt2_params", static_cast<std::int64_t>(gpt2.total));
   r.value("gpt2_ffn_params", static_cast<std::int64_t>(ffn_all));

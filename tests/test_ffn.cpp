@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "catalog.h"
+#include "chapter_data.h"
 #include "ffn.h"
 #include "golden.h"
 #include "lesson.h"
@@ -250,4 +252,93 @@ TEST_CASE("the gelu trace carries its chart and the tensors it names", "[gelu]")
       }
   CHECK(found);
   for (const char* name : {"values", "gelu", "gelu_tanh", "silu", "relu"}) CHECK(doc["tensors"].contains(name));
+}
+
+// ---- issue 9 §4: what the narration says, checked by key and value ----------------------------
+
+namespace {
+
+const Value* config_of(const Trace& t, const std::string& name) {
+  for (const Value& v : t.config)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+bool step_has_note(const Trace& t, const std::string& step, const std::string& note) {
+  const Step& s = step_of(t, step);
+  return std::find(s.notes.begin(), s.notes.end(), note) != s.notes.end();
+}
+
+}  // namespace
+
+TEST_CASE("ffn: 2/3 is per layer; the whole GPT-2 small is 45.5% FFN", "[ffn][issue9]") {
+  Trace t = run("ffn");
+  CHECK(real(t, "ffn_share_768") == Approx(0.6668).epsilon(1e-4));
+  // 12 · 4,722,432 = 56,669,184 of 124,439,808 (`params --model gpt2`)
+  CHECK(integer(t, "gpt2_ffn_params") == 56669184);
+  CHECK(integer(t, "gpt2_params") == 124439808);
+  CHECK(real(t, "ffn_share_gpt2_model") == Approx(0.45540).epsilon(1e-4));
+}
+
+TEST_CASE("ffn: GELU is narrated as a weighting; the smallest positive z loses 42%", "[ffn][issue9]") {
+  Trace t = run("ffn");
+  const Tensor& z = t.at("z").tensor;
+  const Tensor& h = t.at("h").tensor;
+  // unit 4: z = 0.2037 -> h = 0.1183, -42%
+  CHECK(z.data[3] == Approx(0.2037).epsilon(1e-3));
+  std::string note = Text(Lang{"en"})("ffn.activate.note_smallest", {{"act", "gelu"}, {"unit", 4}, {"z", z.data[3]},
+                                                                      {"h", h.data[3]},
+                                                                      {"change", 100.0 * (h.data[3] - z.data[3]) / z.data[3]}});
+  CHECK(step_has_note(t, "activate", note));
+  CHECK(note.find("-42%") != std::string::npos);
+  // no "kept"/"squashed" column any more: the table's last column is h / z, i.e. Φ(z) for GELU
+  const Table& tab = step_of(t, "activate").tables.at(0);
+  CHECK(tab.header.back() == "h / z");
+}
+
+TEST_CASE("ffn: 'same shape as the chapter's output' only when it is", "[ffn][issue9]") {
+  Text en(Lang{"en"});
+  CHECK(step_has_note(run("ffn"), "compress",
+                      en("ffn.compress.note", {{"same_shape", true}, {"d_model", 4}, {"chapter_d", 4}})));
+  LessonConfig c;
+  c.d_model = 8;
+  Trace t = run("ffn", c);
+  CHECK(step_has_note(t, "compress", en("ffn.compress.note", {{"same_shape", false}, {"d_model", 8}, {"chapter_d", 4}})));
+  CHECK_FALSE(step_has_note(t, "compress", en("ffn.compress.note", {{"same_shape", true}, {"d_model", 8}, {"chapter_d", 4}})));
+}
+
+TEST_CASE("swiglu: the header's multiple_of is the rounding the run used", "[swiglu][issue9]") {
+  Trace t = run("swiglu");
+  REQUIRE(config_of(t, "multiple_of") != nullptr);
+  CHECK(std::get<std::int64_t>(config_of(t, "multiple_of")->value) == 1);
+  CHECK(std::get<std::int64_t>(config_of(t, "hidden")->value) == 10);  // ⌊8·4/3⌋, not rounded to 256
+  LessonConfig c;
+  c.d_model = 64;
+  c.multiple_of = 256;
+  Trace r = run("swiglu", c);
+  CHECK(std::get<std::int64_t>(config_of(r, "multiple_of")->value) == 256);
+  CHECK(std::get<std::int64_t>(config_of(r, "hidden")->value) == 256);  // 170 rounded up
+}
+
+TEST_CASE("swiglu: the factor on up is SiLU(gate_pre), and a negative gate can outweigh a positive one", "[swiglu][issue9]") {
+  Trace t = run("swiglu");
+  const Tensor& gate = t.at("gate").tensor;
+  const Tensor& up = t.at("up").tensor;
+  const Tensor& hidden = t.at("hidden").tensor;
+  for (std::size_t j = 0; j < gate.numel(); ++j) CHECK(hidden.data[j] == gate.data[j] * up.data[j]);
+  // unit 10 (σ 0.3152, gate -0.2446) scales up more than unit 2 (σ 0.5319, gate 0.0679)
+  CHECK(std::fabs(gate.data[9]) > std::fabs(gate.data[1]));
+  std::string note = Text(Lang{"en"})(
+      "swiglu.hidden.note_compare", {{"neg_unit", 10}, {"neg_gate", gate.data[9]}, {"neg_sigma", t.at("gate_fraction").tensor.data[9]},
+                                     {"pos_unit", 2}, {"pos_gate", gate.data[1]}, {"pos_sigma", t.at("gate_fraction").tensor.data[1]}});
+  CHECK(step_has_note(t, "hidden", note));
+  CHECK(integer(t, "gates_open") == 3);  // gate > 0
+}
+
+TEST_CASE("gelu and kv-memory read the chapter through src/models, in both languages", "[gelu][kv-memory][issue9]") {
+  CHECK(chapter_ffn().z_printed.size() == 6);
+  CHECK(planted_memory().features.at(planted_memory().answer) == "paris");
+  LessonConfig zh;
+  zh.lang = Lang{"zh"};
+  CHECK(std::get<std::string>(value_of(run("kv-memory", zh), "top_feature")) == "巴黎");
 }

@@ -1,16 +1,33 @@
 // Text a learner reads, checked where a review found it wrong.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "catalog.h"
 #include "lesson.h"
 #include "run_cli.h"
+#include "tensor.h"
+
+using namespace attn;
 
 TEST_CASE("gelu zh: 'of the 6 printed values, 3 are right' in that order", "[wording][gelu]") {
-  // The chapter prints 6 GELU values; 3 round to the computed ones (see lessons/gelu.cpp).
-  // Before: "3 个印出的值中 6 个正确" — "of 3 printed values, 6 are right".
-  CliResult r = run_cli("lesson gelu --lang zh --color never");
-  REQUIRE(r.code == 0);
-  CHECK(r.out.find("印出的 6 个值中 3 个正确，3 个有误") != std::string::npos);
+  // The chapter prints 6 GELU values; 3 round to the computed ones (see lessons/gelu/gelu.cpp).
+  // Before: "3 个印出的值中 6 个正确" — "of 3 printed values, 6 are right". The note is
+  // gelu.chapter.note with named counts; the summary line is the last note of step "chapter".
+  LessonConfig c;
+  c.lang = Lang{"zh"};
+  Trace t = find_lesson("gelu")->run(c);
+  const Step* s = nullptr;
+  for (const Step& st : t.steps)
+    if (st.id == "chapter") s = &st;
+  REQUIRE(s != nullptr);
+  REQUIRE(!s->notes.empty());
+  std::string summary = Text(Lang{"zh"})("gelu.chapter.note", {{"wrong", 3}, {"right", 3}, {"checked", 6},
+                                                                {"kept_03", 100.0 * gelu(0.3) / 0.3},
+                                                                {"kept_08", 100.0 * gelu(0.8) / 0.8},
+                                                                {"kept_2", 100.0 * gelu(2.0) / 2.0}});
+  CHECK(s->notes.back() == summary);
+  CHECK(summary.find("印出的 6 个值中 3 个正确，3 个有误") == 0);
 }
 
 TEST_CASE("mha: head i's columns are counted with heads from 1", "[wording][mha]") {
@@ -21,13 +38,15 @@ TEST_CASE("mha: head i's columns are counted with heads from 1", "[wording][mha]
 
 TEST_CASE("kv-memory: when every activation is negative, no key is said to fire", "[wording][kv-memory]") {
   // Germany input at the default seed: every match_other is negative (largest -0.0193, key 7), so every
-  // GELU activation is below 0 and the "keys that fire most" are only the least negative ones.
-  CliResult r = run_cli("lesson kv-memory --lang en --color never");
-  REQUIRE(r.code == 0);
-  std::size_t at = r.out.find("No key fires for this input");
-  REQUIRE(at != std::string::npos);
-  CHECK(at > r.out.find("The capital of Germany"));  // only for the second input, not the planted one
-  CHECK(r.out.find("No key fires", at + 1) == std::string::npos);
+  // GELU activation is below 0 and the "keys that fire most" are only the least negative ones: the
+  // note kv_memory.match.note_none is in step match_other and only there.
+  Trace t = find_lesson("kv-memory")->run(LessonConfig{});
+  std::string none = Text(Lang{"en"})("kv_memory.match.note_none");
+  for (const Step& s : t.steps) {
+    INFO(s.id);
+    bool has_note = std::find(s.notes.begin(), s.notes.end(), none) != s.notes.end();
+    CHECK(has_note == (s.id == "match_other"));
+  }
 }
 
 TEST_CASE("params zh: the model line is Chinese punctuation throughout, en says '1 layer'", "[wording][params]") {

@@ -150,3 +150,48 @@ double round_to(double x, int decimals) {
 }
 
 }  // namespace attn
+
+namespace attn {
+
+std::size_t count_above(const Tensor& v, double threshold) {
+  std::size_t n = 0;
+  for (double x : v.data) n += x > threshold ? 1 : 0;
+  return n;
+}
+
+double max_abs_where_nonpositive(const Tensor& z, const Tensor& h) {
+  double worst = 0.0;
+  for (std::size_t j = 0; j < z.numel(); ++j)
+    if (z.data[j] <= 0) worst = std::max(worst, std::fabs(h.data[j]));
+  return worst;
+}
+
+std::optional<std::size_t> smallest_above(const Tensor& v, double threshold) {
+  std::optional<std::size_t> best;
+  for (std::size_t j = 0; j < v.numel(); ++j)
+    if (v.data[j] > threshold && (!best || v.data[j] < v.data[*best])) best = j;
+  return best;
+}
+
+std::size_t index_of_min(const Tensor& v) {
+  std::size_t best = 0;
+  for (std::size_t j = 1; j < v.numel(); ++j)
+    if (v.data[j] < v.data[best]) best = j;
+  return best;
+}
+
+GeluCheck check_printed_gelu(const Tensor& z, const Tensor& printed, int decimals) {
+  GeluCheck c;
+  c.exact = apply(z, gelu);         // (N)
+  c.approx = apply(z, gelu_tanh);   // (N)
+  c.rounded = Tensor(z.shape);      // (N)
+  for (std::size_t i = 0; i < z.numel(); ++i) {
+    c.rounded.data[i] = round_to(c.exact.data[i], decimals);
+    c.right.push_back(std::fabs(c.rounded.data[i] - printed.data[i]) < 1e-9);
+    c.tanh_explains.push_back(std::fabs(round_to(c.approx.data[i], decimals) - printed.data[i]) < 1e-9);
+    c.wrong += c.right.back() ? 0 : 1;
+  }
+  return c;
+}
+
+}  // namespace attn

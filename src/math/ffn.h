@@ -83,3 +83,26 @@ Tensor linspace(double lo, double hi, std::size_t n);
 double round_to(double x, int decimals);
 
 }  // namespace attn
+
+// ---- counts and picks for narration (rank-1 tensors) ------------------------------------------
+namespace attn {
+// How many entries of v (N) are > threshold.
+std::size_t count_above(const Tensor& v, double threshold);
+// The largest |h_j| over the j with z_j <= 0 (0 if there are none). z, h (N).
+double max_abs_where_nonpositive(const Tensor& z, const Tensor& h);
+// The index of the smallest entry of v (N) that is > threshold, or nothing.
+std::optional<std::size_t> smallest_above(const Tensor& v, double threshold);
+// The index of the smallest entry of v (N) (ties: lower index).
+std::size_t index_of_min(const Tensor& v);
+
+// Printed GELU values checked against the computed ones: z, printed (N); `decimals` as printed.
+struct GeluCheck {
+  Tensor exact;                     // (N): GELU(z), exact erf form
+  Tensor approx;                    // (N): GELU(z), tanh approximation
+  Tensor rounded;                   // (N): exact rounded to `decimals` places
+  std::vector<bool> right;          // (N): rounded == printed
+  std::vector<bool> tanh_explains;  // (N): the tanh form, rounded, gives the printed value
+  std::size_t wrong = 0;            // how many are not right
+};
+GeluCheck check_printed_gelu(const Tensor& z, const Tensor& printed, int decimals);
+}  // namespace attn

@@ -133,6 +133,8 @@ struct ParamReport {
 };
 
 ParamReport count_params(const ModelConfig& m);
+// The FFN parameters of every layer together (each kind × its layer count): GPT-2 small 56,669,184.
+u64 ffn_params_all_layers(const ParamReport& r);
 
 // ---- KV cache ------------------------------------------------------------------------
 struct Dtype {

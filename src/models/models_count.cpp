@@ -202,3 +202,13 @@ ParamReport count_params(const ModelConfig& m) {
 }
 
 }  // namespace attn
+
+namespace attn {
+
+u64 ffn_params_all_layers(const ParamReport& r) {
+  u64 total = 0;
+  for (const LayerParams& lp : r.layers) total += lp.ffn_total * lp.layers;
+  return total;
+}
+
+}  // namespace attn

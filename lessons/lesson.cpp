@@ -26,10 +26,9 @@ const LessonInfo* find_lesson(const std::string& name) {
 
 std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback, const char* flag) {
   if (!v) return fallback;
-  if (*v <= 0) throw UsageError(fmt::format("{} must be a positive integer (got {})", flag, *v));
+  if (*v <= 0) throw UsageError("cli.err.positive", {{"flag", flag}, {"value", *v}});
   if (static_cast<std::uint64_t>(*v) > kMaxTensorElements)
-    throw UsageError(fmt::format("{} {} is too large; attnlab keeps every tensor under {} numbers", flag, *v,
-                                 kMaxTensorElements));
+    throw UsageError("cli.err.too_large", {{"flag", flag}, {"value", *v}, {"max", kMaxTensorElements}});
   return static_cast<std::size_t>(*v);
 }
 
@@ -41,11 +40,10 @@ std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector
     for (const std::string& t : tokens)
       for (unsigned char ch : t)
         if (ch < 0x20 || ch == 0x7F)  // an escape sequence would reach the terminal as is
-          throw UsageError("--tokens: control characters are not allowed in a token");
-    if (tokens.empty()) throw UsageError("--tokens needs at least one token (separate tokens with spaces)");
+          throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
+    if (tokens.empty()) throw UsageError("cli.err.tokens_empty", {{"flag", "--tokens"}});
     if (c.seq_len && *c.seq_len != static_cast<std::int64_t>(tokens.size()))
-      throw UsageError(fmt::format("--seq-len {} disagrees with the {} tokens of --tokens; give one of them",
-                                   *c.seq_len, tokens.size()));
+      throw UsageError("cli.err.tokens_seq_len", {{"seq_len", *c.seq_len}, {"n", tokens.size()}});
     positive(static_cast<std::int64_t>(tokens.size()), 0, "--tokens");
     return tokens;
   }
@@ -73,13 +71,22 @@ std::vector<double> parse_numbers(const std::string& text, const char* flag) {
     double v = std::strtod(word.c_str(), &end);
     bool overflow = errno == ERANGE && std::fabs(v) > 1.0;  // ERANGE on underflow (1e-320) is a fine tiny number
     if (end == word.c_str() || *end != '\0' || overflow || !std::isfinite(v))
-      throw UsageError(fmt::format("{}: '{}' is not a finite number", flag, word));
+      throw UsageError("cli.err.not_a_number", {{"flag", flag}, {"value", word}});
     // Inputs are activations of order 1; past 1e6 squares and sums of them overflow to inf/nan.
     if (std::fabs(v) > kMaxInput)
-      throw UsageError(fmt::format("{}: {} is too large; give numbers between -1e6 and 1e6", flag, word));
+      throw UsageError("cli.err.number_too_large", {{"flag", flag}, {"value", word}});
     out.push_back(v);
   }
-  if (out.empty()) throw UsageError(fmt::format("{} needs at least one number", flag));
+  if (out.empty()) throw UsageError("cli.err.numbers_empty", {{"flag", flag}});
+  return out;
+}
+
+// The flags to reduce, as a plain list: "--seq-len/--tokens, --heads" (an " or " written by a
+// caller becomes ", ", so no English word reaches the message).
+static std::string flag_list(const std::string& flags) {
+  std::string out = flags;
+  for (std::size_t at; (at = out.find(" or ")) != std::string::npos;) out.replace(at, 4, ", ");
+  for (std::size_t at; (at = out.find(", , ")) != std::string::npos;) out.replace(at, 4, ", ");
   return out;
 }
 
@@ -87,23 +94,22 @@ void require_fits(const Shape& shape, const std::string& what, const std::string
   if (checked_numel(shape) != 0) return;
   double numbers = 1.0;
   for (std::size_t d : shape) numbers *= static_cast<double>(d);
-  throw UsageError(fmt::format("{} would be {}, {:.3g} numbers; a tensor holds at most {} (1 GiB): reduce {}",
-                               what, shape_str(shape), numbers, with_commas_u(kMaxTensorElements), flags));
+  throw UsageError("cli.err.tensor_too_large", {{"what", what}, {"shape", shape_str(shape)}, {"numbers", numbers},
+                                                {"max", kMaxTensorElements}, {"flags", flag_list(flags)}});
 }
 
 void require_total(std::size_t count, const Shape& shape, const std::string& what, const std::string& flags) {
   double numbers = static_cast<double>(count);
   for (std::size_t d : shape) numbers *= static_cast<double>(d);
   if (numbers <= static_cast<double>(kMaxLessonElements)) return;
-  throw UsageError(fmt::format("{} would be {} x {}, {:.3g} numbers in all; a lesson holds at most {} (4 GiB): "
-                               "reduce {}",
-                               what, count, shape_str(shape), numbers, with_commas_u(kMaxLessonElements), flags));
+  throw UsageError("cli.err.lesson_too_large", {{"what", what}, {"count", count}, {"shape", shape_str(shape)},
+                                                {"numbers", numbers}, {"max", kMaxLessonElements}, {"flags", flag_list(flags)}});
 }
 
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag) {
   if (a % b != 0)
-    throw UsageError(fmt::format("{} {} must be divisible by {} {} (try {} {})", a_flag, a, b_flag, b, a_flag,
-                                 (a / b + 1) * b));
+    throw UsageError("cli.err.not_divisible",
+                     {{"a_flag", a_flag}, {"a", a}, {"b_flag", b_flag}, {"b", b}, {"suggest", (a / b + 1) * b}});
 }
 
 HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T) {
@@ -111,8 +117,8 @@ HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T) {
   std::size_t H = positive(c.heads, 2, "--heads");
   require_divisible(D, "--d-model", H, "--heads");
   require_fits({D, D}, "W_Q", "--d-model");
-  require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
-  require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
+  require_fits({T, D}, "X", "--seq-len/--tokens, --d-model");
+  require_fits({H, T, T}, "scores", "--seq-len/--tokens, --heads");
   return {T, D, H, D / H};
 }
 

@@ -1,4 +1,6 @@
 // The CLI as a process, as a user meets it: exit codes, stdout/stderr, JSON, determinism.
+#include <regex>
+
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -101,7 +103,7 @@ TEST_CASE("bad input: exit 2, one line naming the flag, nothing on stdout", "[cl
   expect_usage_error("lesson mha --seq-len 1000000 --heads 1", "--seq-len");
   expect_usage_error("lesson mha --d-model 999999999999", "--d-model");
   expect_usage_error("lesson mha --tokens 'a b' --seq-len 3", "--seq-len 3 disagrees");
-  expect_usage_error("lesson mha --lang fr", "--lang");
+  expect_usage_error("lesson mha --lang fr", "--lang: unknown language 'fr'");
   expect_usage_error("lesson mha --color sometimes", "--color");
   expect_usage_error("lesson mha --precision 99", "--precision");
   expect_usage_error("lesson mha --seed -1", "--seed");
@@ -155,4 +157,88 @@ TEST_CASE("tokens with control characters and tensors past the cap are refused b
   expect_usage_error("lesson mha --d-model 16384 --heads 128", "--d-model");
   // gqa keeps about eight (h, T, T) tensors: 8 x 32 x 2000² = 1.0e9 numbers, past the 2^29 lesson budget
   expect_usage_error("lesson gqa --seq-len 2000 --heads 32 --d-model 64", "a lesson holds at most");
+}
+
+namespace {
+// A Chinese character (CJK Unified Ideographs, U+4E00…U+9FFF: UTF-8 lead byte E4…E9).
+bool has_cjk(const std::string& s) {
+  for (std::size_t i = 0; i + 2 < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0xE4 && c <= 0xE9) return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("language: errors and --help speak the run's language, flags stay as typed", "[cli][lang][errors]") {
+  CliResult bad = run_cli("lesson mha --heads 3 --lang zh");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(count_lines(bad.err) == 1);
+  CHECK(has_cjk(bad.err));
+  CHECK(bad.err.find("--heads") != std::string::npos);
+  CHECK(bad.err.rfind("attnlab: ", 0) == 0);
+  CliResult help = run_cli("lesson mha --help --lang zh");
+  CHECK(help.code == 0);
+  CHECK(has_cjk(help.out));
+  CHECK(help.out.find("Options") == std::string::npos);  // CLI11's own words too
+  CHECK(help.out.find("Print this help") == std::string::npos);
+  CHECK(help.out.find("Defaults:") == std::string::npos);
+  CHECK(help.out.find("--heads") != std::string::npos);
+  CHECK(has_cjk(run_cli("--help --lang zh").out));
+  CHECK(has_cjk(run_cli("kv-cache --help", "LC_ALL= LC_MESSAGES= LANG=zh_CN.UTF-8 ").out));
+  CliResult list = run_cli("list", "LC_ALL= LC_MESSAGES= LANG=zh_CN.UTF-8 ");
+  CHECK(list.code == 0);
+  CHECK(has_cjk(list.out));
+  CHECK(list.out.find("Run one") == std::string::npos);
+  // A CLI11 parse error, in Chinese and in the order typed (CLI11 prints "b a").
+  CliResult extras = run_cli("lesson mha a b --lang zh");
+  CHECK(extras.code == 2);
+  CHECK(has_cjk(extras.err));
+  CHECK(extras.err.find("a b") != std::string::npos);
+  CHECK(run_cli("lesson mha --seed x --lang zh").err.find("--seed") != std::string::npos);
+  CHECK(has_cjk(run_cli("lesson mha --seed x --lang zh").err));
+  CHECK(has_cjk(run_cli("params --model nosuch --lang zh").err));
+}
+
+TEST_CASE("language: an unknown --lang lists the languages", "[cli][lang][errors]") {
+  CliResult r = run_cli("list --lang fr");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("--lang") != std::string::npos);
+  CHECK(r.err.find("'fr'") != std::string::npos);
+  CHECK(r.err.find("en, zh") != std::string::npos);
+  CHECK(run_cli("list --lang ''").err.find("--lang") != std::string::npos);
+}
+
+TEST_CASE("global --lang: accepted wherever it is typed", "[cli][lang]") {
+  // Issue 15: "attnlab lesson --lang zh mha" was "The following arguments were not expected: zh --lang".
+  CliResult before = run_cli("lesson --lang zh mha --color never");
+  CliResult after = run_cli("lesson mha --lang zh --color never");
+  CHECK(before.code == 0);
+  CHECK(before.out == after.out);
+  CHECK(has_cjk(before.out));
+  CHECK(run_cli("--lang zh list").out == run_cli("list --lang=zh").out);
+  CHECK(run_cli("--lang=en models").out.find("official") != std::string::npos);
+}
+
+TEST_CASE("pseudo-locale: the calculators, list, --help and errors come through the catalogs", "[cli][lang][qps]") {
+  // Under qps every catalog word is accented; a plain English word here bypassed the catalogs
+  // (identifiers such as --layers or q_a_layernorm are not words).
+  const std::regex english(R"((^|[\s(:,⟦])(tokens?|layers?|parameters|Usage|Options|error|heads?|GPU|official|Exit|)"
+                           R"(unknown|the|Run|Print|expected|languages?|command)\b)");
+  for (const char* args : {"list", "models", "params --model deepseek-v3", "params --d-model 64 --heads 4",
+                           "kv-cache --model gpt2 --tp 4 --memory 80GiB", "kv-cache --compare gpt2,deepseek-v3",
+                           "--help", "lesson --help", "kv-cache --help", "params --help", "lesson mha --heads 3",
+                           "lesson nosuch", "frobnicate", "lesson mha x y"}) {
+    CliResult r = run_cli(std::string(args) + " --lang qps");
+    CHECK(std::regex_search(run_cli(std::string(args) + " --lang en").out + run_cli(std::string(args) + " --lang en").err, english));
+    INFO("attnlab " << args << " --lang qps\n" << r.out << r.err);
+    std::smatch m;
+    std::string all = r.out + r.err;
+    bool found = std::regex_search(all, m, english);
+    INFO("plain English: " << (found ? m.str() : std::string()));
+    CHECK_FALSE(found);
+  }
 }

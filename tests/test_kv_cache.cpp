@@ -4,6 +4,7 @@
 
 #include "errors.h"
 #include "models.h"
+#include "usage_error.h"
 
 using namespace attn;
 
@@ -56,8 +57,8 @@ TEST_CASE("tensor parallelism: split, replicate, MLA replicated", "[kv]") {
   ModelConfig v3 = load_preset("deepseek-v3");
   CHECK(kv_usage(v3, 1024, 1, bf16, 8).per_gpu_bytes == 70272u * 1024);
   // tp must divide the heads; and divide or be a multiple of the KV heads.
-  CHECK_THROWS_WITH(kv_usage(load_preset("falcon-7b"), 1, 1, bf16, 2), Catch::Contains("71 query heads"));
-  CHECK_THROWS_WITH(kv_usage(llama, 1, 1, bf16, 3), Catch::Contains("--tp 3"));
+  CHECK(usage_error([] { kv_usage(load_preset("falcon-7b"), 1, 1, bf16, 2); }) == "calc.err.tp_heads tp=2 n_h=71");
+  CHECK(usage_error([&] { kv_usage(llama, 1, 1, bf16, 3); }) == "calc.err.tp_heads tp=3 n_h=32");
   CHECK_THROWS_AS(kv_usage(llama, 1, 1, bf16, 0), UsageError);
 }
 
@@ -88,15 +89,16 @@ TEST_CASE("what-ifs for DeepSeek-V3 use its own latent", "[kv]") {
   // MHA on the same dims: 2 x 128 x 128 x 61 x 2 bytes = 3,997,696.
   CHECK(v.front().bytes_per_token == 3997696u);
   CHECK(v.back().ratio_to_mha == Approx(576.0 / 32768));
-  CHECK_THROWS_WITH(whatif_dims(m, 5, 0, 0), Catch::Contains("--kv-heads 5"));
+  CHECK(usage_error([&] { whatif_dims(m, 5, 0, 0); }) == "calc.err.kv_heads_divide kv_heads=5 n_h=128");
 }
 
 TEST_CASE("sizes and dtypes", "[kv]") {
   CHECK(parse_size("80GiB", "--memory") == 85899345920u);
   CHECK(parse_size("40GB", "--memory") == 40000000000u);
   CHECK(parse_size("1.5KiB", "--memory") == 1536u);
-  CHECK_THROWS_WITH(parse_size("80 gigs", "--memory"), Catch::Contains("--memory"));
-  CHECK_THROWS_WITH(parse_dtype("fp64", "--dtype"), Catch::Contains("fp32, fp16, bf16, fp8, int8, int4"));
+  CHECK(usage_error([] { parse_size("80 gigs", "--memory"); }) == "calc.err.size_bad flag=--memory value=80 gigs");
+  CHECK(usage_error([] { parse_dtype("fp64", "--dtype"); }) == "calc.err.dtype_unknown flag=--dtype value=fp64");
   // 2^40 tokens of Llama-3-8B overflow nothing; 2^60 x 2^40 would: an error, never wrapped.
-  CHECK_THROWS_WITH(kv_usage(load_preset("llama-3-8b"), u64{1} << 60, u64{1} << 20, bf16, 1), Catch::Contains("overflows 64 bits"));
+  CHECK_THAT(usage_error([] { kv_usage(load_preset("llama-3-8b"), u64{1} << 60, u64{1} << 20, bf16, 1); }),
+             Catch::StartsWith("calc.err.overflow_mul"));
 }

@@ -3,8 +3,10 @@
 // and every bad-input case.
 #include <catch2/catch.hpp>
 
+#include "catalog.h"
 #include "errors.h"
 #include "models.h"
+#include "usage_error.h"
 
 using namespace attn;
 
@@ -110,27 +112,39 @@ TEST_CASE("family conventions read from config.json", "[models]") {
 }
 
 TEST_CASE("bad config.json files: one clear error naming file and key", "[models]") {
-  auto err = [](const std::string& name) {
-    try {
-      load_config_file(fixture(name));
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(err("bad-not-json.json"), Catch::Contains("bad-not-json.json: not valid JSON"));
-  CHECK_THAT(err("bad-missing-key.json"), Catch::Contains("key 'hidden_size' is missing"));
-  CHECK_THAT(err("bad-model-type.json"), Catch::Contains("'mamba'") && Catch::Contains("deepseek_v3"));
-  CHECK_THAT(err("bad-kv-heads.json"), Catch::Contains("'num_key_value_heads' (3) must divide"));
-  CHECK_THAT(err("bad-negative.json"), Catch::Contains("'intermediate_size' must be a non-negative integer"));
-  CHECK_THAT(err("bad-zero.json"), Catch::Contains("'num_hidden_layers' must be a positive size"));
-  CHECK_THAT(err("bad-overflow.json"), Catch::Contains("bad-overflow.json") && Catch::Contains("overflows 64 bits"));
-  CHECK_THAT(err("does-not-exist.json"), Catch::Contains("--config: cannot read"));
-  CHECK_THROWS_WITH(load_preset("gpt5"), Catch::Contains("unknown preset 'gpt5'") && Catch::Contains("llama-3-8b"));
+  auto err = [](const std::string& name) { return usage_error([&] { load_config_file(fixture(name)); }); };
+  auto where = [](const std::string& name) { return "where=" + fixture(name); };
+  CHECK_THAT(err("bad-not-json.json"), Catch::StartsWith("calc.err.not_json " + where("bad-not-json.json")));
+  CHECK_THAT(err("bad-missing-key.json"), Catch::StartsWith("calc.err.key_missing") && Catch::Contains("key=hidden_size"));
+  CHECK_THAT(err("bad-model-type.json"), Catch::StartsWith("calc.err.model_type_unknown") &&
+                                             Catch::Contains("type=mamba") && Catch::Contains("deepseek_v3"));
+  CHECK_THAT(err("bad-kv-heads.json"), Catch::StartsWith("calc.err.kv_divide") && Catch::Contains("hf=true") &&
+                                           Catch::Contains("kv_key=num_key_value_heads n_g=3"));
+  CHECK_THAT(err("bad-negative.json"), Catch::StartsWith("calc.err.key_not_uint") && Catch::Contains("key=intermediate_size"));
+  CHECK_THAT(err("bad-zero.json"), Catch::StartsWith("calc.err.positive") && Catch::Contains("key=num_hidden_layers"));
+  CHECK_THAT(err("bad-overflow.json"), Catch::StartsWith("calc.err.overflow_mul " + where("bad-overflow.json")));
+  CHECK(err("does-not-exist.json") == "calc.err.config_read path=" + fixture("does-not-exist.json"));
+  CHECK_THAT(usage_error([] { load_preset("gpt5"); }),
+             Catch::StartsWith("calc.err.preset_unknown name=gpt5") && Catch::Contains("llama-3-8b"));
+  // The English words of two of them, once: file and key named.
+  Text en(Lang{"en"});
+  try {
+    load_config_file(fixture("bad-zero.json"));
+  } catch (const UsageError& e) {
+    CHECK_THAT(en(e.msg), Catch::Contains("bad-zero.json: key 'num_hidden_layers' must be a positive size"));
+  }
+  try {
+    load_config_file(fixture("bad-overflow.json"));
+  } catch (const UsageError& e) {
+    CHECK_THAT(en(e.msg), Catch::Contains("bad-overflow.json: ") && Catch::Contains("overflows 64 bits"));
+  }
 }
 
 TEST_CASE("checked arithmetic never wraps", "[models]") {
   CHECK(mul(1u << 31, 1u << 31, "x") == (u64{1} << 62));
-  CHECK_THROWS_WITH(mul(u64{1} << 32, u64{1} << 32, "KV"), Catch::Contains("overflows 64 bits"));
+  CHECK(usage_error([] { mul(u64{1} << 32, u64{1} << 32, "kv"); }) ==
+        "calc.err.overflow_mul where=- what=kv a=4294967296 b=4294967296");
+  CHECK(Text(Lang{"en"})(Msg{"calc.err.overflow_mul", {{"where", "-"}, {"what", "kv"}, {"a", 2}, {"b", 3}}}) ==
+        "KV-cache size overflows 64 bits (2 x 3); use smaller sizes");
   CHECK_THROWS_AS(add(~u64{0}, 1, "x"), UsageError);
 }

@@ -5,10 +5,25 @@
 // A run function computes everything first and prints last (see emit()), so a bad input
 // found half-way never leaves half a report on stdout.
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "catalog.h"
+
 namespace attn::cli {
+
+// The run's language, set by main before any command is set up (so every --help is in it).
+void set_run_lang(Lang lang);
+const Lang& run_lang();
+const Text& text();  // the catalogs in the run's language
+// --lang on a command, for its --help (main takes --lang out of the arguments before parsing,
+// wherever it stands, so the option only documents it).
+void add_lang_option(CLI::App* app);
+// Before any subcommand is added: --help columns padded by display width (Chinese is 2 wide).
+void use_wide_formatter(CLI::App& app);
+// After setup: CLI11's own words (group names, "Usage", type names) in the run's language.
+void localize_help(CLI::App& app);
 
 void setup_list(CLI::App& root);      // attnlab list
 void setup_lesson(CLI::App& root);    // attnlab lesson NAME [options]
@@ -18,7 +33,7 @@ void setup_kv_cache(CLI::App& root);  // attnlab kv-cache
 
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).
-void check_lesson_name(int argc, char** argv);
+void check_lesson_name(const std::vector<std::string>& args);
 // After setup: every option that takes a value refuses "" and, for integers, anything that is
 // not a whole number in its type's range (no wrapped "-1", no saturated 2^64).
 void check_option_values(CLI::App& app);

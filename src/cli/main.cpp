@@ -1,6 +1,11 @@
 // attnlab: transformer attention and feed-forward layers, with real numbers.
 // main only wires the subcommands (src/cli/*_cmd.cpp) and turns errors into exit codes:
 //   0 success, 2 bad usage or bad input (one line on stderr), 1 internal error.
+//
+// The run's language is chosen before anything is parsed (--lang X or --lang=X anywhere on the
+// line, else LC_ALL / LC_MESSAGES / LANG), so --help, CLI11's own words and every error come out
+// in it. --lang is global: `attnlab lesson --lang zh mha` works as well as `… mha --lang zh`.
+#include <algorithm>
 #include <cstdio>
 #include <new>
 
@@ -9,58 +14,181 @@
 
 #include "catalog.h"
 #include "commands.h"
+#include "embedded_data.h"
 #include "errors.h"
 
 namespace {
 
-int fail(int code, const std::string& message) {
+using attn::Args;
+using attn::Msg;
+
+// The message of a key from the embedded catalogs/cli only: for an error met while the catalogs
+// themselves were loading (a bad ATTNLAB_CATALOG_PATH), when Text cannot be used.
+std::string embedded_cli_message(const Msg& m, const attn::Lang& lang) {
+  for (const std::string& code : {lang.code, std::string("en")}) {
+    auto file = attn::embedded_file("catalogs/cli/" + code + ".cat");
+    if (!file) continue;
+    attn::CatalogFile f = attn::parse_catalog(*file, "cli", code, "cli");
+    auto it = f.messages.find(m.key), line = f.messages.find("cli.error_line");
+    if (it == f.messages.end() || line == f.messages.end()) continue;
+    std::string msg = attn::format_message(it->second, m.args, lang);
+    return attn::format_message(line->second, {{"message", msg}}, lang);
+  }
+  return m.key;
+}
+
+// "attnlab: error: …" in the run's language.
+int usage_failure(const Msg& m, const attn::Lang& lang) {
   std::fflush(stdout);
-  fmt::print(stderr, "attnlab: {}\n", message);
-  return code;
+  std::string line;
+  try {
+    attn::Text text(lang);
+    // TRANSITIONAL (until every lesson throws catalog keys): a lesson not yet converted still
+    // throws an English sentence; a key-shaped string with no message is a bug (internal error).
+    std::string message = m.key.find(' ') != std::string::npos ? m.key : text(m);
+    line = text("cli.error_line", {{"message", message}});
+  } catch (const attn::UsageError&) {
+    line = embedded_cli_message(m, lang);
+  }
+  fmt::print(stderr, "attnlab: {}\n", line);
+  return 2;
+}
+
+int internal_failure(const std::string& what, const attn::Lang& lang) {
+  std::fflush(stdout);
+  std::string line;
+  try {
+    line = attn::Text(lang)("cli.internal_line", {{"what", what}});
+  } catch (const std::exception&) {
+    line = embedded_cli_message({"cli.internal_line", {{"what", what}}}, lang);
+  }
+  fmt::print(stderr, "attnlab: {}\n", line);
+  return 1;
+}
+
+// The first word that looks like a flag ("--lr", "--lr:", "--lr,"), or "".
+std::string flag_in(const std::string& text) {
+  std::size_t at = text.find("--");
+  if (at == std::string::npos) at = text.find(" -") == std::string::npos ? text.npos : text.find(" -") + 1;
+  if (at == std::string::npos) return "";
+  std::size_t end = text.find_first_of(" :,=", at);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// CLI11's own parse errors carry English sentences; say the same from the catalog.
+Msg parse_error_msg(const CLI::ParseError& e, const std::string& commands) {
+  std::string what = e.what();
+  std::string tail = what.find(": ") == std::string::npos ? "" : what.substr(what.find(": ") + 2);
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // CLI11 lists them last-first ("zh --lang"); put them back in the order they were typed.
+    std::vector<std::string> words;
+    for (std::size_t i = 0; i <= tail.size();) {
+      std::size_t j = std::min(tail.find(' ', i), tail.size());
+      if (j > i) words.push_back(tail.substr(i, j - i));
+      i = j + 1;
+    }
+    std::reverse(words.begin(), words.end());
+    return {"cli.err.cli_extras", {{"n", words.size()}, {"args", fmt::format("{}", fmt::join(words, " "))}}};
+  }
+  std::string flag = flag_in(what);
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && !flag.empty()) {
+    if (what.find("flag override") != std::string::npos) return {"cli.err.cli_flag_value", {{"flag", flag}}};
+    return {"cli.err.cli_missing_value", {{"flag", flag}}};
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr && !flag.empty()) {
+    if (what.find("for a flag") != std::string::npos || what.find("true/false") != std::string::npos)
+      return {"cli.err.cli_flag_value", {{"flag", flag}}};
+    std::size_t eq = what.find(" = ");
+    std::string value = eq != std::string::npos ? what.substr(eq + 3) : "";
+    if (what.rfind("The value ", 0) == 0) value = what.substr(10, what.find(" is not") - 10);
+    return {"cli.err.cli_conversion", {{"flag", flag}, {"value", value}}};
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    if (what.rfind("A subcommand", 0) == 0) return {"cli.err.cli_command_required", {{"commands", commands}}};
+    std::size_t is = what.find(" is required");
+    if (is != std::string::npos) return {"cli.err.cli_required", {{"what", what.substr(0, is)}}};
+  }
+  return {"cli.err.cli_other", {{"detail", what}}};
+}
+
+// --lang X / --lang=X, wherever it stands (before a "--"), taken out of the arguments.
+struct Prescan {
+  std::optional<std::string> lang;
+  std::vector<std::string> args;  // the rest, in order
+};
+Prescan prescan(int argc, char** argv) {
+  Prescan p;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") {
+      for (; i < argc; ++i) p.args.emplace_back(argv[i]);
+      break;
+    }
+    if (a == "--lang" && i + 1 < argc) {
+      p.lang = argv[++i];
+      continue;
+    }
+    if (a.rfind("--lang=", 0) == 0) {
+      p.lang = a.substr(7);
+      continue;
+    }
+    p.args.push_back(a);
+  }
+  return p;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "attnlab — multi-head attention, GQA/MQA, MLA and the FFN, step by step with real numbers.\n"
-      "Try: attnlab list, attnlab lesson mha, attnlab kv-cache --model deepseek-v3",
-      "attnlab"};
-  app.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION);
-  app.require_subcommand(1);
-  app.footer("Exit codes: 0 success, 2 bad usage or input, 1 internal error.");
-
-  attn::cli::setup_list(app);
-  attn::cli::setup_lesson(app);
-  attn::cli::setup_models(app);
-  attn::cli::setup_params(app);
-  attn::cli::setup_kv_cache(app);
-  attn::cli::check_option_values(app);
-
+  attn::Lang lang;  // English until the environment or --lang says otherwise
   try {
-    if (argc > 1 && argv[1][0] != '-') {
-      std::string names;
-      for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
-      if (app.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty())
-        throw attn::UsageError(fmt::format("unknown command '{}'; the commands are: {}", argv[1], names));
+    lang = attn::lang_from_env();
+    Prescan p = prescan(argc, argv);
+    if (p.lang && p.lang->empty()) throw attn::UsageError("cli.err.empty_value", {{"flag", "--lang"}});
+    if (p.lang) lang = attn::parse_lang(*p.lang);
+    attn::cli::set_run_lang(lang);
+    const attn::Text& t = attn::cli::text();
+
+    CLI::App app{t("cli.app.description"), "attnlab"};
+    attn::cli::use_wide_formatter(app);
+    app.set_help_flag("-h,--help", t("cli.help.help"));
+    app.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION, t("cli.help.version"));
+    app.require_subcommand(1);
+    app.footer(t("cli.app.footer"));
+    attn::cli::add_lang_option(&app);
+
+    attn::cli::setup_list(app);
+    attn::cli::setup_lesson(app);
+    attn::cli::setup_models(app);
+    attn::cli::setup_params(app);
+    attn::cli::setup_kv_cache(app);
+    attn::cli::check_option_values(app);
+    attn::cli::localize_help(app);
+
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+    try {
+      if (!p.args.empty() && !p.args[0].empty() && p.args[0][0] != '-' &&
+          app.get_subcommands([&](const CLI::App* s) { return s->get_name() == p.args[0]; }).empty())
+        throw attn::UsageError("cli.err.unknown_command", {{"command", p.args[0]}, {"commands", names}});
+      attn::cli::check_lesson_name(p.args);
+      std::vector<std::string> reversed(p.args.rbegin(), p.args.rend());  // CLI11 reads them last-first
+      app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      return usage_failure(parse_error_msg(e, names), lang);
     }
-    attn::cli::check_lesson_name(argc, argv);
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return fail(2, fmt::format("error: {} (see --help)", e.what()));
   } catch (const attn::UsageError& e) {
-    attn::Text text(attn::Lang::En);
-    return fail(2, fmt::format("error: {}", text.has(e.msg.key) ? text(e.msg) : e.msg.key));
+    return usage_failure(e.msg, lang);
   } catch (const std::bad_alloc&) {
-    return fail(2, "error: out of memory; try smaller sizes (--seq-len, --d-model, --heads)");
+    return usage_failure({"cli.err.out_of_memory"}, lang);
   } catch (const std::exception& e) {
-    return fail(1, fmt::format("internal error: {} (please report this)", e.what()));
+    return internal_failure(e.what(), lang);
   }
   return 0;
 }

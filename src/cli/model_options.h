@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "catalog.h"
+#include "commands.h"
 #include "models.h"
 #include "text.h"
 
@@ -14,22 +15,28 @@ namespace attn::cli {
 struct ModelSource {
   std::string model, config;
   ModelDims dims;
-  std::string lang;
 };
 
 inline void bind_model_source(CLI::App* sub, ModelSource& s) {
-  sub->add_option("--model", s.model, "A bundled preset (see `attnlab models`)");
-  sub->add_option("--config", s.config, "A Hugging Face config.json");
-  sub->add_option("--d-model", s.dims.d_model, "Explicit dims: model width d");
-  sub->add_option("--layers", s.dims.layers, "Explicit dims: layers l (default 1)");
-  sub->add_option("--heads", s.dims.heads, "Explicit dims: query heads n_h");
-  sub->add_option("--head-dim", s.dims.head_dim, "Explicit dims: head size d_h (default d/n_h)");
-  sub->add_option("--d-ff", s.dims.d_ff, "Explicit dims: FFN inner size (default 4d)");
-  sub->add_option("--vocab", s.dims.vocab, "Explicit dims: vocabulary (default 0: no embeddings)");
-  sub->add_option("--ffn", s.dims.ffn, "Explicit dims: gelu (GPT-2 style, biases) or swiglu (Llama style)");
-  sub->add_option("--lang", s.lang, "en or zh (default from LANG)");
+  const Text& t = text();
+  sub->add_option("--model", s.model, t("calc.opt.model"));
+  sub->add_option("--config", s.config, t("calc.opt.config"));
+  sub->add_option("--d-model", s.dims.d_model, t("calc.opt.d_model"));
+  sub->add_option("--layers", s.dims.layers, t("calc.opt.layers"));
+  sub->add_option("--heads", s.dims.heads, t("calc.opt.heads"));
+  sub->add_option("--head-dim", s.dims.head_dim, t("calc.opt.head_dim"));
+  sub->add_option("--d-ff", s.dims.d_ff, t("calc.opt.d_ff"));
+  sub->add_option("--vocab", s.dims.vocab, t("calc.opt.vocab"));
+  sub->add_option("--ffn", s.dims.ffn, t("calc.opt.ffn"));
+  add_lang_option(sub);
 }
 
-inline Lang source_lang(const ModelSource& s) { return s.lang.empty() ? lang_from_env() : parse_lang(s.lang); }
+// A model's title in the run's language: a preset's from the catalog, explicit dims' from their
+// message, a config.json's is its file name alone ("").
+inline std::string model_title(const ModelConfig& m, const Text& t) {
+  if (m.preset && t.has("calc.preset." + m.name + ".title")) return t("calc.preset." + m.name + ".title");
+  if (!m.title_msg.key.empty()) return t(m.title_msg);
+  return m.title;
+}
 
 }  // namespace attn::cli

@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -7,6 +8,85 @@
 #include "errors.h"
 
 namespace attn::cli {
+
+namespace {
+Lang g_lang;
+std::unique_ptr<Text> g_text;
+}  // namespace
+
+void set_run_lang(Lang lang) {
+  g_lang = std::move(lang);
+  g_text = std::make_unique<Text>(g_lang);
+}
+
+const Lang& run_lang() { return g_lang; }
+
+const Text& text() {
+  if (!g_text) g_text = std::make_unique<Text>(g_lang);
+  return *g_text;
+}
+
+void add_lang_option(CLI::App* app) {
+  static std::string ignored;  // main has taken --lang out of the arguments already
+  std::string langs;
+  for (const std::string& code : available_languages())
+    if (code != "qps") langs += (langs.empty() ? "" : ", ") + code;
+  app->add_option("--lang", ignored, text()("cli.help.lang", {{"langs", langs}}));
+}
+
+namespace {
+void localize_groups(CLI::App* app, const Text& t) {
+  for (CLI::Option* opt : app->get_options())
+    if (opt->get_group() == "Options") opt->group(t("cli.label.options"));
+  for (CLI::App* sub : app->get_subcommands({})) {
+    sub->group(t("cli.label.commands"));
+    localize_groups(sub, t);
+  }
+}
+}  // namespace
+
+namespace {
+// CLI11's layout pads the left column by bytes; a Chinese word takes 3 bytes and 2 columns, so
+// pad by display width instead (the same layout otherwise).
+class WideFormatter : public CLI::Formatter {
+ public:
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
+    return row(make_option_name(opt, is_positional) + make_option_opts(opt), make_option_desc(opt));
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    return row(sub->get_display_name(true), sub->get_description());
+  }
+
+ private:
+  std::string row(const std::string& left, const std::string& desc) const {
+    std::size_t wid = get_column_width();
+    std::string name = "  " + left, out = pad_right(name, wid);
+    if (!desc.empty()) {
+      if (display_width(name) >= wid) out += "\n" + std::string(wid, ' ');
+      for (char c : desc) {
+        out += c;
+        if (c == '\n') out += std::string(wid, ' ');
+      }
+    }
+    return out + "\n";
+  }
+};
+}  // namespace
+
+void use_wide_formatter(CLI::App& app) { app.formatter(std::make_shared<WideFormatter>()); }
+
+void localize_help(CLI::App& app) {
+  const Text& t = text();
+  auto f = app.get_formatter();  // shared by every subcommand
+  f->label("Usage", t("cli.label.usage"));
+  f->label("OPTIONS", t("cli.label.options_badge"));
+  f->label("SUBCOMMAND", t("cli.label.subcommand"));
+  f->label("SUBCOMMANDS", t("cli.label.subcommands"));
+  f->label("REQUIRED", t("cli.label.required"));
+  f->label("Positionals", t("cli.label.positionals"));
+  for (const char* type : {"TEXT", "INT", "UINT", "FLOAT"}) f->label(type, t(std::string("cli.label.") + type));
+  localize_groups(&app, t);
+}
 
 void emit(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -19,10 +99,10 @@ void write_output(const std::string& flag, const std::string& path, const std::s
     return;
   }
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError(fmt::format("{}: cannot write to '{}'", flag, path));
+  if (!out) throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
   out << text;
   out.close();
-  if (!out) throw UsageError(fmt::format("{}: writing '{}' failed", flag, path));
+  if (!out) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
 }
 
 }  // namespace attn::cli

@@ -23,104 +23,77 @@ std::string pct(u64 part, u64 whole) {
   return whole == 0 ? "-" : fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
 }
 
-std::string describe(const ModelConfig& m, Lang lang) {
-  std::string a = attn_kind_name(attn_kind(m));
+std::string describe(const ModelConfig& m, const Text& t) {
   if (m.mla)
-    return fmt::format("MLA: {} {} · d_c {} + d_R {}{}", m.n_h, tr(lang, "heads", "个头"), m.d_c, m.d_R,
-                       m.d_cq ? fmt::format(", d_cq {}", m.d_cq) : "");
-  return trf(lang, "{}: {} query heads, {} KV heads × d_h {}", "{}：{} 个查询头，{} 个 KV 头 × d_h {}", a, m.n_h, m.n_g,
-             m.d_h);
+    return t("calc.params.describe_mla", {{"heads", m.n_h}, {"d_c", m.d_c}, {"d_R", m.d_R}, {"d_cq", m.d_cq}});
+  return t("calc.params.describe",
+           {{"kind", attn_kind_name(attn_kind(m))}, {"n_h", m.n_h}, {"n_g", m.n_g}, {"d_h", m.d_h}});
 }
 
-// An item's name as shown: matrix names (W_Q, b_1, q_norm …) as they are; the descriptive ones in
-// the run's language. (The English name stays the JSON key.)
-std::string item_label(const std::string& name, Lang lang) {
-  if (lang == Lang::En) return name;
-  static const std::pair<const char*, const char*> zh[] = {
-      {"token embedding", "词嵌入"},
-      {"position embedding", "位置嵌入"},
-      {"final norm", "最终归一化"},
-      {"lm_head (tied to the token embedding)", "lm_head（与词嵌入共享，不重复计）"},
-      {"norm 1", "归一化 1"},
-      {"norm 2", "归一化 2"},
-      {"norm 3", "归一化 3"},
-      {"norm 4", "归一化 4"},
-      {"routed experts", "路由专家"},
-      {"shared experts", "共享专家"},
-      {"router W_gate", "路由器 W_gate"},
-      {"router e_score_correction_bias", "路由器 e_score_correction_bias"},
-  };
-  for (const auto& [en, cn] : zh)
-    if (name == en) return cn;
-  return name;
-}
+// An item's name as shown: matrix names (W_Q, b_1, q_norm …) as they are; the descriptive ones
+// from the catalog (calc.item.*) in the run's language. The name stays the JSON key.
+std::string item_label(const ParamItem& p, const Text& t) { return p.label.key.empty() ? p.name : t(p.label); }
 
-void add_items(TextTable& t, const std::string& group, const std::vector<ParamItem>& items, Lang lang) {
+void add_items(TextTable& tb, const std::string& group, const std::vector<ParamItem>& items, const Text& t) {
   bool first = true;
   for (const auto& p : items) {
-    t.rows.push_back({first ? group : "", item_label(p.name, lang), p.shape, with_commas_u(p.count)});
+    tb.rows.push_back({first ? group : "", item_label(p, t), p.shape, with_commas_u(p.count)});
     first = false;
   }
 }
 
-std::string layer_section(const LayerParams& lp, Lang lang) {
-  std::string out = lp.moe ? trf(lang, "MoE layer (x {})\n","MoE 层（× {}）\n", lp.layers)
-                           : trf(lang, "Layer (x {})\n","每层（× {}）\n", lp.layers);
-  TextTable t;
-  t.header = {tr(lang, "block", "模块"), tr(lang, "weight", "权重"), tr(lang, "shape", "形状"), tr(lang, "params", "参数量")};
-  t.right = {false, false, false, true};
-  add_items(t, tr(lang, "attention", "注意力"), lp.attention, lang);
-  add_items(t, lp.moe ? "MoE" : "FFN", lp.ffn, lang);
-  add_items(t, tr(lang, "norms", "归一化"), lp.norms, lang);
-  out += render_table(t);
+std::string layer_section(const LayerParams& lp, const Text& t) {
+  std::string out = t("calc.params.layer", {{"moe", lp.moe}, {"n", lp.layers}}) + "\n";
+  TextTable tb;
+  tb.header = {t("calc.params.col.block"), t("calc.params.col.weight"), t("calc.params.col.shape"),
+               t("calc.params.col.params")};
+  tb.right = {false, false, false, true};
+  add_items(tb, t("calc.params.group.attention"), lp.attention, t);
+  add_items(tb, t("calc.params.group.ffn", {{"moe", lp.moe}}), lp.ffn, t);
+  add_items(tb, t("calc.params.group.norms"), lp.norms, t);
+  out += render_table(tb);
   u64 core = lp.attention_total + lp.ffn_total;
-  out += trf(lang, "  attention {}  +  {} {}  +  norms {}  =  {} per layer\n","  注意力 {}  +  {} {}  +  归一化 {}  =  每层 {}\n",
-                     with_commas_u(lp.attention_total), lp.moe ? "MoE" : "FFN", with_commas_u(lp.ffn_total),
-                     with_commas_u(lp.norm_total), with_commas_u(lp.total));
-  out += trf(lang, "  share of attention + {}: attention {}, {} {}\n","  注意力与 {} 之比：注意力 {}，{} {}\n",
-                     lp.moe ? "MoE" : "FFN", pct(lp.attention_total, core), lp.moe ? "MoE" : "FFN",
-                     pct(lp.ffn_total, core));
+  out += "  " + t("calc.params.layer_sum", {{"attention", lp.attention_total}, {"moe", lp.moe}, {"ffn", lp.ffn_total},
+                                            {"norms", lp.norm_total}, {"total", lp.total}}) + "\n";
+  out += "  " + t("calc.params.layer_share", {{"moe", lp.moe}, {"attention", pct(lp.attention_total, core)},
+                                              {"ffn", pct(lp.ffn_total, core)}}) + "\n";
   if (lp.moe) {
     u64 active_core = lp.attention_total + lp.ffn_active;
-    out += trf(lang, "  one token passes through {} MoE parameters (top-k routed + shared + router): attention {}, MoE {}\n","  每个 token 实际经过 {} 个 MoE 参数（top-k 路由专家 + 共享专家 + 路由器）：注意力 {}，MoE {}\n",
-                       with_commas_u(lp.ffn_active), pct(lp.attention_total, active_core), pct(lp.ffn_active, active_core));
+    out += "  " + t("calc.params.moe_active", {{"active", lp.ffn_active}, {"attention", pct(lp.attention_total, active_core)},
+                                               {"moe", pct(lp.ffn_active, active_core)}}) + "\n";
   }
   return out + "\n";
 }
 
-std::string render_text(const ModelConfig& m, const ParamReport& r, Lang lang) {
-  std::string out = fmt::format("{} — {}\n", m.name, m.title) +
-                    trf(lang, "  {}, d_model {}, {} {}\n", "  {}，d_model {}，{} 层\n", describe(m, lang), m.d, m.l,
-                        m.l == 1 ? "layer" : "layers");
-  if (!m.source.empty()) out += trf(lang, "  source: {}\n","  来源：{}\n", m.source);
+std::string render_text(const ModelConfig& m, const ParamReport& r, const Text& t) {
+  std::string title = model_title(m, t);
+  std::string out = (title.empty() ? m.name : fmt::format("{} — {}", m.name, title)) + "\n";
+  out += "  " + t("calc.params.model_line", {{"describe", describe(m, t)}, {"d", m.d}, {"l", m.l}}) + "\n";
+  if (!m.source.empty()) out += "  " + t("calc.params.source", {{"source", m.source}}) + "\n";
   out += "\n";
   TextTable e;
   e.right = {false, false, true};
-  for (const auto& p : r.embeddings) e.rows.push_back({item_label(p.name, lang), p.shape, with_commas_u(p.count)});
-  out += std::string(tr(lang, "Embeddings\n", "嵌入\n")) + render_table(e) + "\n";
-  for (const auto& lp : r.layers) out += layer_section(lp, lang);
+  for (const auto& p : r.embeddings) e.rows.push_back({item_label(p, t), p.shape, with_commas_u(p.count)});
+  out += t("calc.params.embeddings") + "\n" + render_table(e) + "\n";
+  for (const auto& lp : r.layers) out += layer_section(lp, t);
   TextTable h;
   h.right = {false, false, true};
-  for (const auto& p : r.head) h.rows.push_back({item_label(p.name, lang), p.shape, with_commas_u(p.count)});
-  out += std::string(tr(lang, "Output\n", "输出\n")) + render_table(h) + "\n";
+  for (const auto& p : r.head) h.rows.push_back({item_label(p, t), p.shape, with_commas_u(p.count)});
+  out += t("calc.params.output") + "\n" + render_table(h) + "\n";
   TextTable s;
   s.right = {false, true};
-  s.rows.push_back({tr(lang, "embeddings", "嵌入"), with_commas_u(r.embedding_total)});
+  s.rows.push_back({t("calc.params.row.embeddings"), with_commas_u(r.embedding_total)});
   for (const auto& lp : r.layers)
     s.rows.push_back({fmt::format("{} x {}", lp.layers, with_commas_u(lp.total)), with_commas_u(lp.total * lp.layers)});
-  s.rows.push_back({tr(lang, "final norm + lm_head", "末层归一化 + lm_head"), with_commas_u(r.head_total)});
-  s.rows.push_back({tr(lang, "total parameters", "总参数量"), with_commas_u(r.total)});
+  s.rows.push_back({t("calc.params.row.head"), with_commas_u(r.head_total)});
+  s.rows.push_back({t("calc.params.row.total"), with_commas_u(r.total)});
   if (r.active != r.total)
-    s.rows.push_back({tr(lang, "active per token", "每个 token 激活"), with_commas_u(r.active) + " (" + pct(r.active, r.total) + ")"});
-  if (r.mtp > 0)
-    s.rows.push_back({tr(lang, "MTP module (not in the total)", "MTP 模块（不计入总数）"), with_commas_u(r.mtp)});
-  out += std::string(tr(lang, "Total\n", "合计\n")) + render_table(s);
-  if (m.official_total > 0) {
-    bool same = m.official_total == r.total;
-    out += trf(lang, "  official: {} — {}\n","  官方：{} —— {}\n", with_commas_u(m.official_total),
-                       same ? tr(lang, "matches", "一致") : tr(lang, "DIFFERS", "不一致"));
-  }
-  if (!m.official_note.empty()) out += "  " + m.official_note + "\n";
+    s.rows.push_back({t("calc.params.row.active"), with_commas_u(r.active) + " (" + pct(r.active, r.total) + ")"});
+  if (r.mtp > 0) s.rows.push_back({t("calc.params.row.mtp"), with_commas_u(r.mtp)});
+  out += t("calc.params.total") + "\n" + render_table(s);
+  if (m.official_total > 0)
+    out += "  " + t("calc.params.official", {{"official", m.official_total}, {"same", m.official_total == r.total}}) + "\n";
+  if (m.preset && t.has("calc.preset." + m.name + ".note")) out += "  " + t("calc.preset." + m.name + ".note") + "\n";
   return out;
 }
 
@@ -160,20 +133,20 @@ std::string render_json(const ModelConfig& m, const ParamReport& r) {
 }
 
 void run_params(const ParamsOptions& o) {
-  Lang lang = source_lang(o.src);
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   ParamReport r = count_params(m);
-  emit(o.json ? render_json(m, r) : render_text(m, r, lang));
+  emit(o.json ? render_json(m, r) : render_text(m, r, text()));
 }
 
 }  // namespace
 
 void setup_params(CLI::App& root) {
   auto opt = std::make_shared<ParamsOptions>();
-  CLI::App* sub = root.add_subcommand("params", "Count a model's parameters: per matrix, per layer, total, active (MoE)");
+  const Text& t = text();
+  CLI::App* sub = root.add_subcommand("params", t("calc.params.description"));
   bind_model_source(sub, opt->src);
-  sub->add_option("--kv-heads", opt->src.dims.kv_heads, "Explicit dims: KV heads n_g (default n_h)");
-  sub->add_flag("--json", opt->json, "Print JSON: {model, total_params, active_params, breakdown}");
+  sub->add_option("--kv-heads", opt->src.dims.kv_heads, t("calc.params.opt.kv_heads"));
+  sub->add_flag("--json", opt->json, t("calc.params.opt.json"));
   sub->callback([opt] { run_params(*opt); });
 }
 

@@ -1,41 +1,45 @@
 // One rule for every option that takes a value, applied before CLI11 converts it: an empty
 // value is an error, and an integer must be a plain integer inside its type's range. (CLI11
 // alone would wrap "-1" into 18446744073709551615 for an unsigned size, saturate
-// 2^64 to 2^63-1 for a signed one, and read "" as "not given".)
+// 2^64 to 2^63-1 for a signed one, and read "" as "not given".) A bad value is a UsageError
+// naming the flag, worded by the catalog (cli.err.*).
 #include <cerrno>
 #include <cstdlib>
 
-#include <fmt/format.h>
-
 #include "commands.h"
+#include "errors.h"
 
 namespace attn::cli {
 
 namespace {
 
-std::string check_value(const std::string& type, const std::string& v) {
-  if (v.empty()) return "empty value; give one or leave the option out";
+void check_value(const std::string& flag, const std::string& type, const std::string& v) {
+  if (v.empty()) throw UsageError("cli.err.empty_value", {{"flag", flag}});
   bool is_int = type == "INT", is_uint = type == "UINT";
-  if (!is_int && !is_uint) return "";
+  if (!is_int && !is_uint) return;
   std::size_t digits = v.find_first_not_of("+-") == 1 ? 1 : 0;
   if (v.size() == digits || v.find_first_not_of("0123456789", digits) != std::string::npos)
-    return fmt::format("'{}' is not a whole number", v);
-  if (is_uint && v[0] == '-') return fmt::format("must not be negative (got {})", v);
+    throw UsageError("cli.err.not_whole", {{"flag", flag}, {"value", v}});
+  if (is_uint && v[0] == '-') throw UsageError("cli.err.negative", {{"flag", flag}, {"value", v}});
   errno = 0;
   char* end = nullptr;
   if (is_uint) std::strtoull(v.c_str(), &end, 10);
   else std::strtoll(v.c_str(), &end, 10);
   if (errno == ERANGE)
-    return fmt::format("{} is out of range (at most {})", v,
-                       is_uint ? "18446744073709551615" : "9223372036854775807");
-  return "";
+    throw UsageError("cli.err.out_of_range",
+                     {{"flag", flag}, {"value", v}, {"max", is_uint ? "18446744073709551615" : "9223372036854775807"}});
 }
 
 void guard(CLI::App* app) {
   for (CLI::Option* opt : app->get_options()) {
     if (opt->get_type_size() == 0 || opt->get_name() == "--help") continue;  // flags take no value
-    std::string type = opt->get_type_name();
-    opt->check(CLI::Validator([type](std::string& v) { return check_value(type, v); }, "", "value"));
+    std::string type = opt->get_type_name(), flag = opt->get_name();
+    opt->check(CLI::Validator(
+        [flag, type](std::string& v) {
+          check_value(flag, type, v);
+          return std::string();
+        },
+        "", "value"));
   }
   for (CLI::App* sub : app->get_subcommands({})) guard(sub);
 }

@@ -19,9 +19,9 @@ DeepSeekCacheFacts deepseek_cache_facts() {
   f.v3_gqa8 = 2 * 8 * v3.d_nope;
   f.v2_token = kv_elements_per_layer(v2) * v2.l;
   f.b67_token = kv_elements_per_layer(b67) * b67.l;
-  f.v2_bytes_bf16 = bytes_of(f.v2_token, bf16, "KV");
-  f.v2_bytes_6bit = bytes_of(f.v2_token, six, "KV");
-  f.b67_bytes_bf16 = bytes_of(f.b67_token, bf16, "KV");
+  f.v2_bytes_bf16 = bytes_of(f.v2_token, bf16, "kv");
+  f.v2_bytes_6bit = bytes_of(f.v2_token, six, "kv");
+  f.b67_bytes_bf16 = bytes_of(f.b67_token, bf16, "kv");
   return f;
 }
 

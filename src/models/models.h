@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "message.h"
+
 namespace attn {
 
 using u64 = std::uint64_t;
@@ -26,7 +28,8 @@ using u64 = std::uint64_t;
 struct ModelConfig {
   std::string name;        // preset name, or the file it was read from
   std::string model_type;  // Hugging Face model_type ("llama", "deepseek_v3", ...; "custom" for flags)
-  std::string title;       // human name, e.g. "Llama 3 8B"
+  std::string title;       // the model's name, e.g. "Llama 3 8B" (shown with words from calc.preset.NAME.title)
+  Msg title_msg;           // for explicit dims: calc.title.dims or calc.title.dims_heads
 
   u64 vocab = 0;           // V
   u64 d = 0;               // d_model
@@ -68,10 +71,11 @@ struct ModelConfig {
   bool router_bias = false;// e_score_correction_bias (DeepSeek-V3, topk_method noaux_tc)
   u64 mtp_layers = 0;      // DeepSeek-V3's multi-token-prediction modules (not in the total)
 
-  // From the preset's "_attnlab" block (empty for files and flags).
+  // From the preset's "_attnlab" block (empty for files and flags). The preset's title and note
+  // are words, so they live in catalogs/calc (calc.preset.NAME.title, calc.preset.NAME.note).
   u64 official_total = 0;
-  std::string official_note;
   std::string source;
+  bool preset = false;
 };
 
 enum class AttnKind { MHA, GQA, MQA, MLA };
@@ -79,7 +83,8 @@ AttnKind attn_kind(const ModelConfig& m);
 const char* attn_kind_name(AttnKind k);  // "MHA", "GQA", "MQA", "MLA"
 bool is_moe_layer(const ModelConfig& m, u64 layer);
 
-// Checked arithmetic: `what` names the quantity in the error message.
+// Checked arithmetic: `what` names the quantity in the error message: "params", "kv" or
+// "weights" (worded by the catalog, calc.err.overflow_mul), or a config key / flag shown as it is.
 u64 mul(u64 a, u64 b, std::string_view what);
 u64 add(u64 a, u64 b, std::string_view what);
 
@@ -108,9 +113,10 @@ ModelConfig select_model(const std::string& preset, const std::string& config_pa
 
 // ---- parameter counting --------------------------------------------------------------
 struct ParamItem {
-  std::string name;   // "W_Q", "b_Q", "routed experts (160 x 3 x 5120 x 1536)", ...
+  std::string name;   // "W_Q", "b_Q", "routed experts", ...: the JSON key (English, an interface)
   std::string shape;  // "[768, 768]" or a formula
   u64 count = 0;
+  Msg label = {};     // the words shown for a descriptive name (calc.item.*); empty key: show name
 };
 
 // One kind of layer (dense or MoE) and how many of the model's layers are of that kind.

@@ -43,11 +43,11 @@ struct Reader {
   u64 num(const json& v, const char* key) const {
     if (v.is_number_unsigned()) return v.get<u64>();
     if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<u64>(v.get<std::int64_t>());
-    throw UsageError(fmt::format("{}: key '{}' must be a non-negative integer, got {}", where, key, v.dump()));
+    throw UsageError("calc.err.key_not_uint", {{"where", where}, {"key", key}, {"value", v.dump()}});
   }
   u64 req(std::initializer_list<const char*> keys) const {
     const json* v = find(keys);
-    if (!v) throw UsageError(fmt::format("{}: key '{}' is missing", where, *keys.begin()));
+    if (!v) throw UsageError("calc.err.key_missing", {{"where", where}, {"key", *keys.begin()}});
     return num(*v, *keys.begin());
   }
   u64 opt(std::initializer_list<const char*> keys, u64 fallback) const {
@@ -57,7 +57,7 @@ struct Reader {
   bool flag(const char* key, bool fallback) const {
     const json* v = find({key});
     if (!v) return fallback;
-    if (!v->is_boolean()) throw UsageError(fmt::format("{}: key '{}' must be true or false, got {}", where, key, v->dump()));
+    if (!v->is_boolean()) throw UsageError("calc.err.key_not_bool", {{"where", where}, {"key", key}, {"value", v->dump()}});
     return v->get<bool>();
   }
   std::string str(const char* key, const std::string& fallback) const {
@@ -68,7 +68,7 @@ struct Reader {
 
 u64 divide(u64 a, u64 b, const std::string& where, const char* a_key, const char* b_key) {
   if (b == 0 || a % b != 0)
-    throw UsageError(fmt::format("{}: key '{}' ({}) must be a multiple of '{}' ({})", where, a_key, a, b_key, b));
+    throw UsageError("calc.err.key_multiple", {{"where", where}, {"a_key", a_key}, {"a", a}, {"b_key", b_key}, {"b", b}});
   return a / b;
 }
 
@@ -77,7 +77,7 @@ void read_layer_types(const Reader& r, ModelConfig& m) {
   const json* v = r.find({"layer_types"});
   if (!v) return;
   if (!v->is_array() || v->size() != m.l)
-    throw UsageError(fmt::format("{}: key 'layer_types' must list one type per layer ({})", r.where, m.l));
+    throw UsageError("calc.err.layer_types", {{"where", r.where}, {"l", m.l}});
   m.sliding.assign(m.l, false);
   for (u64 i = 0; i < m.l; ++i) m.sliding[i] = (*v)[i] == "sliding_attention";
 }
@@ -177,13 +177,13 @@ struct KeyName {
   const char* hf;
   const char* flag;
 };
-std::string key(bool hf, KeyName k) { return hf ? fmt::format("key '{}'", k.hf) : std::string(k.flag); }
+const char* key(bool hf, KeyName k) { return hf ? k.hf : k.flag; }
 
 }  // namespace
 
 void validate(const ModelConfig& m, const std::string& where, bool hf) {
   auto positive = [&](u64 v, KeyName k) {
-    if (v == 0) throw UsageError(fmt::format("{}: {} must be a positive size", where, key(hf, k)));
+    if (v == 0) throw UsageError("calc.err.positive", {{"where", where}, {"hf", hf}, {"key", key(hf, k)}});
   };
   if (hf) positive(m.vocab, {"vocab_size", "--vocab"});
   positive(m.d, {"hidden_size", "--d-model"});
@@ -193,8 +193,9 @@ void validate(const ModelConfig& m, const std::string& where, bool hf) {
   positive(m.d_h, {"head_dim", "--head-dim"});
   if (m.n_routed == 0 || m.first_dense > 0) positive(m.d_ff, {"intermediate_size", "--d-ff"});
   if (m.n_g > m.n_h || m.n_h % m.n_g != 0)
-    throw UsageError(fmt::format("{}: {} ({}) must divide {} ({})", where, key(hf, {"num_key_value_heads", "--kv-heads"}),
-                                 m.n_g, key(hf, {"num_attention_heads", "--heads"}), m.n_h));
+    throw UsageError("calc.err.kv_divide", {{"where", where}, {"hf", hf},
+                                            {"kv_key", key(hf, {"num_key_value_heads", "--kv-heads"})}, {"n_g", m.n_g},
+                                            {"h_key", key(hf, {"num_attention_heads", "--heads"})}, {"n_h", m.n_h}});
   if (m.mla) {
     positive(m.d_c, {"kv_lora_rank", "--latent-dim"});
     positive(m.d_R, {"qk_rope_head_dim", "--rope-dim"});
@@ -206,14 +207,17 @@ void validate(const ModelConfig& m, const std::string& where, bool hf) {
     positive(m.moe_d_ff, {"moe_intermediate_size", "moe_intermediate_size"});
     positive(m.moe_every, {"moe_layer_freq", "moe_layer_freq"});
     if (m.top_k > m.n_routed)
-      throw UsageError(fmt::format("{}: key 'num_experts_per_tok' ({}) exceeds 'n_routed_experts' ({})", where, m.top_k, m.n_routed));
+      throw UsageError("calc.err.top_k", {{"where", where}, {"top_k", m.top_k}, {"n_routed", m.n_routed}});
   }
   if (!m.sliding.empty() && m.window == 0) positive(m.window, {"sliding_window", "--window"});
   try {
     count_params(m);  // a size that overflows 64 bits is an error here, not later
     kv_elements_per_layer(m);
   } catch (const UsageError& e) {
-    throw UsageError(fmt::format("{}: {}", where, e.what()));
+    Args args = e.msg.args;  // an overflow: the same message, now naming where
+    for (Arg& a : args)
+      if (a.name == "where") a.value = where;
+    throw UsageError(e.msg.key, std::move(args));
   }
 }
 
@@ -222,20 +226,21 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
   try {
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    throw UsageError(fmt::format("{}: not valid JSON ({})", where, e.what()));
+    throw UsageError("calc.err.not_json", {{"where", where}, {"detail", e.what()}});
   }
-  if (!j.is_object()) throw UsageError(fmt::format("{}: expected a JSON object (a config.json)", where));
+  if (!j.is_object()) throw UsageError("calc.err.not_object", {{"where", where}});
   Reader r{j, where};
   const json* type = r.find({"model_type"});
   if (!type || !type->is_string())
-    throw UsageError(fmt::format("{}: key 'model_type' is missing; supported: {}", where, fmt::join(supported_model_types(), ", ")));
+    throw UsageError("calc.err.model_type_missing",
+                     {{"where", where}, {"types", fmt::format("{}", fmt::join(supported_model_types(), ", "))}});
   ModelConfig m;
   m.model_type = type->get<std::string>();
   m.name = where;
   const auto& types = supported_model_types();
   if (std::find(types.begin(), types.end(), m.model_type) == types.end())
-    throw UsageError(fmt::format("{}: key 'model_type' is '{}', which attnlab does not know; supported: {}", where,
-                                 m.model_type, fmt::join(types, ", ")));
+    throw UsageError("calc.err.model_type_unknown",
+                     {{"where", where}, {"type", m.model_type}, {"types", fmt::format("{}", fmt::join(types, ", "))}});
   if (m.model_type == "gpt2") read_gpt2(r, m);
   else if (m.model_type == "falcon") read_falcon(r, m);
   else if (m.model_type.rfind("deepseek", 0) == 0) read_deepseek(r, m, m.model_type == "deepseek_v3");
@@ -247,9 +252,9 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
 ModelConfig load_config_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))  // opens fine on Linux, then reads as "not valid JSON"
-    throw UsageError(fmt::format("--config: '{}' is a directory; give a config.json file", path));
+    throw UsageError("calc.err.config_dir", {{"path", path}});
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("--config: cannot read '{}'", path));
+  if (!in) throw UsageError("calc.err.config_read", {{"path", path}});
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_hf_config(ss.str(), path);
@@ -269,47 +274,47 @@ std::vector<std::string> preset_names() {
 ModelConfig load_preset(const std::string& name) {
   auto text = embedded_file("models/" + name + ".json");
   if (!text)
-    throw UsageError(fmt::format("--model: unknown preset '{}'; presets: {}", name, fmt::join(preset_names(), ", ")));
+    throw UsageError("calc.err.preset_unknown", {{"name", name}, {"presets", fmt::format("{}", fmt::join(preset_names(), ", "))}});
   std::string where = "data/models/" + name + ".json";
   ModelConfig m = parse_hf_config(*text, where);
   json meta = json::parse(text->begin(), text->end()).value("_attnlab", json::object());
   m.name = name;
-  m.title = meta.value("title", name);
+  m.title = meta.value("title", name);  // the name only; the words are the catalog's (calc.preset.NAME.*)
+  m.preset = true;
   m.source = meta.value("source", "");
   if (meta.contains("official_total_params") && meta["official_total_params"].is_number_unsigned())
     m.official_total = meta["official_total_params"].get<u64>();
-  m.official_note = meta.value("official_total_note", "");
   return m;
 }
 
 ModelConfig model_from_dims(const ModelDims& x) {
   if (x.ffn != "gelu" && x.ffn != "swiglu")
-    throw UsageError(fmt::format("--ffn: unknown FFN '{}'; use gelu (W_1, W_2, biases) or swiglu (W_gate, W_up, W_down)", x.ffn));
-  if (x.heads == 0) throw UsageError("--heads: give the number of query heads (with --d-model)");
+    throw UsageError("calc.err.ffn_unknown", {{"value", x.ffn}});
+  if (x.heads == 0) throw UsageError("calc.err.heads_missing");
   ModelConfig m;
   m.name = "custom";
   m.model_type = "custom";
-  m.title = "explicit dims";
+  m.title_msg = {"calc.title.dims"};
   m.vocab = x.vocab;
   m.d = x.d_model;
   m.l = x.layers;
   m.n_h = x.heads;
   m.n_g = x.kv_heads > 0 ? x.kv_heads : x.heads;
   if (x.head_dim == 0 && m.d % m.n_h != 0)
-    throw UsageError(fmt::format("--d-model {} is not a multiple of --heads {}; give --head-dim", m.d, m.n_h));
+    throw UsageError("calc.err.dims_not_multiple", {{"d", m.d}, {"h", m.n_h}});
   m.d_h = x.head_dim > 0 ? x.head_dim : m.d / m.n_h;
   bool gpt = x.ffn == "gelu";
   m.d_ff = x.d_ff > 0 ? x.d_ff : mul(m.d, 4, "--d-ff");
   m.gated_ffn = !gpt;
   m.qkv_bias = m.o_bias = m.mlp_bias = m.norm_bias = gpt;
   m.tied_embeddings = gpt;
-  validate(m, "flags", false);
+  validate(m, "-", false);  // "-": the flags, named in the message itself
   return m;
 }
 
 ModelConfig select_model(const std::string& preset, const std::string& config_path, const ModelDims& dims) {
   int given = (preset.empty() ? 0 : 1) + (config_path.empty() ? 0 : 1) + (dims.d_model > 0 ? 1 : 0);
-  if (given > 1) throw UsageError("--model, --config and --d-model are alternatives; give only one of them");
+  if (given > 1) throw UsageError("calc.err.alternatives");
   if (!preset.empty()) return load_preset(preset);
   if (!config_path.empty()) return load_config_file(config_path);
   if (dims.d_model > 0) return model_from_dims(dims);
@@ -321,11 +326,10 @@ ModelConfig select_model(const std::string& preset, const std::string& config_pa
     filled.d_model = mul(dims.heads, head_dim, "--heads x --head-dim");
     filled.head_dim = head_dim;
     ModelConfig m = model_from_dims(filled);
-    m.title = fmt::format("explicit dims, d_model = {} x {}", dims.heads, head_dim);
+    m.title_msg = {"calc.title.dims_heads", {{"heads", dims.heads}, {"head_dim", head_dim}}};
     return m;
   }
-  throw UsageError(fmt::format("give --model NAME (one of {}), --config FILE, or --d-model and --heads",
-                               fmt::join(preset_names(), ", ")));
+  throw UsageError("calc.err.give_model", {{"presets", fmt::format("{}", fmt::join(preset_names(), ", "))}});
 }
 
 }  // namespace attn

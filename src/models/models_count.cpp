@@ -15,14 +15,14 @@ namespace attn {
 u64 mul(u64 a, u64 b, std::string_view what) {
   u64 r = 0;
   if (__builtin_mul_overflow(a, b, &r))
-    throw UsageError(fmt::format("{} overflows 64 bits ({} x {}); use smaller sizes", what, a, b));
+    throw UsageError("calc.err.overflow_mul", {{"where", "-"}, {"what", what}, {"a", a}, {"b", b}});
   return r;
 }
 
 u64 add(u64 a, u64 b, std::string_view what) {
   u64 r = 0;
   if (__builtin_add_overflow(a, b, &r))
-    throw UsageError(fmt::format("{} overflows 64 bits ({} + {}); use smaller sizes", what, a, b));
+    throw UsageError("calc.err.overflow_add", {{"where", "-"}, {"what", what}, {"a", a}, {"b", b}});
   return r;
 }
 
@@ -49,13 +49,13 @@ bool is_moe_layer(const ModelConfig& m, u64 layer) {
 
 namespace {
 
-const char* kParams = "parameter count";
+const char* kParams = "params";  // calc.err.overflow_mul words it
 
 std::string shape(u64 a, u64 b) { return fmt::format("[{}, {}]", a, b); }
 std::string shape(u64 a) { return fmt::format("[{}]", a); }
 
-void push(std::vector<ParamItem>& v, std::string name, std::string shp, u64 count) {
-  v.push_back({std::move(name), std::move(shp), count});
+void push(std::vector<ParamItem>& v, std::string name, std::string shp, u64 count, Msg label = {}) {
+  v.push_back({std::move(name), std::move(shp), count, std::move(label)});
 }
 
 u64 sum(const std::vector<ParamItem>& v) {
@@ -137,12 +137,15 @@ std::vector<ParamItem> moe_ffn(const ModelConfig& m) {
   std::vector<ParamItem> v;
   u64 one = ffn_size(m, m.moe_d_ff);
   push(v, "routed experts",
-       fmt::format("{} x 3 x {}", m.n_routed, shape(m.d, m.moe_d_ff)), mul(m.n_routed, one, kParams));
+       fmt::format("{} x 3 x {}", m.n_routed, shape(m.d, m.moe_d_ff)), mul(m.n_routed, one, kParams),
+       {"calc.item.routed_experts"});
   if (m.n_shared > 0)
     push(v, "shared experts",
-         fmt::format("{} x 3 x {}", m.n_shared, shape(m.d, m.moe_d_ff)), mul(m.n_shared, one, kParams));
-  push(v, "router W_gate", shape(m.d, m.n_routed), mul(m.d, m.n_routed, kParams));
-  if (m.router_bias) push(v, "router e_score_correction_bias", shape(m.n_routed), m.n_routed);
+         fmt::format("{} x 3 x {}", m.n_shared, shape(m.d, m.moe_d_ff)), mul(m.n_shared, one, kParams),
+         {"calc.item.shared_experts"});
+  push(v, "router W_gate", shape(m.d, m.n_routed), mul(m.d, m.n_routed, kParams), {"calc.item.router_gate"});
+  if (m.router_bias) push(v, "router e_score_correction_bias", shape(m.n_routed), m.n_routed,
+                          {"calc.item.router_bias"});
   return v;
 }
 
@@ -154,7 +157,8 @@ LayerParams layer_params(const ModelConfig& m, bool moe, u64 layers) {
   lp.ffn = moe ? moe_ffn(m) : dense_ffn(m);
   u64 norm = m.norm_bias ? mul(m.d, 2, kParams) : m.d;
   for (u64 i = 0; i < m.norms_per_layer; ++i)
-    push(lp.norms, fmt::format("norm {}", i + 1), m.norm_bias ? fmt::format("2 x [{}]", m.d) : shape(m.d), norm);
+    push(lp.norms, fmt::format("norm {}", i + 1), m.norm_bias ? fmt::format("2 x [{}]", m.d) : shape(m.d), norm,
+         {"calc.item.norm", {{"n", i + 1}}});
   lp.attention_total = sum(lp.attention);
   lp.ffn_total = sum(lp.ffn);
   lp.norm_total = sum(lp.norms);
@@ -172,16 +176,20 @@ LayerParams layer_params(const ModelConfig& m, bool moe, u64 layers) {
 
 ParamReport count_params(const ModelConfig& m) {
   ParamReport r;
-  push(r.embeddings, "token embedding", shape(m.vocab, m.d), mul(m.vocab, m.d, kParams));
-  if (m.positions > 0) push(r.embeddings, "position embedding", shape(m.positions, m.d), mul(m.positions, m.d, kParams));
+  push(r.embeddings, "token embedding", shape(m.vocab, m.d), mul(m.vocab, m.d, kParams),
+       {"calc.item.token_embedding"});
+  if (m.positions > 0) push(r.embeddings, "position embedding", shape(m.positions, m.d), mul(m.positions, m.d, kParams),
+                            {"calc.item.position_embedding"});
   u64 moe_layers = 0;
   if (m.n_routed > 0)  // dense models skip the per-layer loop (--layers can be huge)
     for (u64 i = 0; i < m.l; ++i) moe_layers += is_moe_layer(m, i) ? 1 : 0;
   if (m.l > moe_layers) r.layers.push_back(layer_params(m, false, m.l - moe_layers));
   if (moe_layers > 0) r.layers.push_back(layer_params(m, true, moe_layers));
-  push(r.head, "final norm", m.norm_bias ? fmt::format("2 x [{}]", m.d) : shape(m.d), m.norm_bias ? mul(m.d, 2, kParams) : m.d);
+  push(r.head, "final norm", m.norm_bias ? fmt::format("2 x [{}]", m.d) : shape(m.d), m.norm_bias ? mul(m.d, 2, kParams) : m.d,
+       {"calc.item.final_norm"});
   push(r.head, m.tied_embeddings ? "lm_head (tied to the token embedding)" : "lm_head", shape(m.d, m.vocab),
-       m.tied_embeddings ? 0 : mul(m.d, m.vocab, kParams));
+       m.tied_embeddings ? 0 : mul(m.d, m.vocab, kParams),
+       m.tied_embeddings ? Msg{"calc.item.lm_head_tied"} : Msg{});
   r.embedding_total = sum(r.embeddings);
   r.head_total = sum(r.head);
   r.total = add(r.embedding_total, r.head_total, kParams);

@@ -18,7 +18,7 @@
 namespace attn {
 
 namespace {
-const char* kKv = "KV-cache size";
+const char* kKv = "kv";  // calc.err.overflow_mul words it
 
 // Σ over layers of the tokens each layer holds: T, or min(T, window) for a sliding layer.
 u64 layer_tokens(const ModelConfig& m, u64 seq_len) {
@@ -37,7 +37,7 @@ Dtype parse_dtype(const std::string& s, const std::string& flag) {
                                          {"fp8", 8},   {"int8", 8},  {"int4", 4}};
   for (const auto& t : all)
     if (t.name == s) return t;
-  throw UsageError(fmt::format("{}: unknown dtype '{}'; use one of fp32, fp16, bf16, fp8, int8, int4", flag, s));
+  throw UsageError("calc.err.dtype_unknown", {{"flag", flag}, {"value", s}});
 }
 
 std::string bytes_per_element_text(const Dtype& t) {
@@ -55,12 +55,12 @@ u64 kv_elements_per_layer(const ModelConfig& m) {
 }
 
 void validate_tp(const ModelConfig& m, u64 tp) {
-  if (tp == 0) throw UsageError("--tp: must be at least 1");
+  if (tp == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--tp"}});
   if (m.n_h % tp != 0)
-    throw UsageError(fmt::format("--tp {}: must divide the {} query heads (attention heads are split across ranks)", tp, m.n_h));
+    throw UsageError("calc.err.tp_heads", {{"tp", tp}, {"n_h", m.n_h}});
   if (m.mla) return;
   if (tp <= m.n_g ? m.n_g % tp != 0 : tp % m.n_g != 0)
-    throw UsageError(fmt::format("--tp {}: must divide the {} KV heads or be a multiple of them", tp, m.n_g));
+    throw UsageError("calc.err.tp_kv_heads", {{"tp", tp}, {"n_g", m.n_g}});
 }
 
 u64 kv_elements_per_layer_per_gpu(const ModelConfig& m, u64 tp) {
@@ -92,7 +92,7 @@ WhatIfDims whatif_dims(const ModelConfig& m, u64 gqa_kv_heads, u64 latent, u64 r
   w.l = m.l;
   if (gqa_kv_heads > 0) {
     if (m.n_h % gqa_kv_heads != 0)
-      throw UsageError(fmt::format("--kv-heads {}: must divide the {} query heads", gqa_kv_heads, m.n_h));
+      throw UsageError("calc.err.kv_heads_divide", {{"kv_heads", gqa_kv_heads}, {"n_h", m.n_h}});
     w.n_g = gqa_kv_heads;
   } else if (attn_kind(m) == AttnKind::GQA) {
     w.n_g = m.n_g;
@@ -148,9 +148,9 @@ u64 parse_size(const std::string& s, const std::string& flag) {
   for (const auto& [name, f] : units)
     if (name == unit) scale = f;
   if (num.empty() || scale == 0 || std::count(num.begin(), num.end(), '.') > 1)
-    throw UsageError(fmt::format("{}: cannot read size '{}'; write e.g. 80GiB, 512MiB or 40GB", flag, s));
+    throw UsageError("calc.err.size_bad", {{"flag", flag}, {"value", s}});
   double bytes = std::floor(std::stod(num) * scale);
-  if (!(bytes < 1.8e19)) throw UsageError(fmt::format("{}: size '{}' overflows 64 bits", flag, s));
+  if (!(bytes < 1.8e19)) throw UsageError("calc.err.size_overflow", {{"flag", flag}, {"value", s}});
   return static_cast<u64>(bytes);
 }
 

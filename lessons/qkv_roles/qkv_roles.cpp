@@ -2,8 +2,6 @@
 // matrices? could there be a fourth? — answered by running attention with pieces taken away.
 //   (a) no projections  (b) only W_V  (c) W_Q and W_K, V = X  (d) all three; then W_O.
 // Legend: T tokens, D = d_model, H heads, Dh = d_k = D / H. Words: lessons/qkv_roles/LANG.cat.
-#include <fmt/format.h>
-
 #include "attention.h"
 #include "lesson.h"
 #include "qkv_ablation.h"

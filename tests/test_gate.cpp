@@ -1,8 +1,10 @@
 // gate: golden fixtures (tests/golden/gen_qkv_gate_block.py), the silenced token, the parameter cost.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
+#include "catalog.h"
 #include "gate.h"
 #include "golden.h"
 #include "lesson.h"
@@ -88,7 +90,69 @@ TEST_CASE("gate with more tokens than d_model runs and keeps the random gate", "
   c.d_model = 4;
   Trace t = run_gate(c);
   CHECK(t.at("W_G").tensor.data == t.at("W_G_random").tensor.data);
+  CHECK(t.steps[2].title == Text(Lang::En)("gate.silence.title", {{"shut", false}}));  // "the most closed gate"
   CliResult zh = run_cli("lesson gate --lang zh --color never");
   CHECK(zh.code == 0);
-  CHECK(zh.out.find("关上一个词的门") != std::string::npos);
+  CHECK(zh.out.find(Text(Lang::Zh)("gate.silence.title", {{"shut", true}})) != std::string::npos);
+}
+
+TEST_CASE("gate: the random gates are spread out; only their mean is near 0.5", "[gate]") {
+  // Issue 9: the lesson used to say "with random weights every gate sits around 0.5".
+  Trace t = run_gate();
+  const Tensor& g = t.at("gate_random").tensor;
+  double lo = std::get<double>(value_of(t, "gate_random_min")), hi = std::get<double>(value_of(t, "gate_random_max"));
+  double mean = std::get<double>(value_of(t, "gate_random_mean"));
+  CHECK(lo == *std::min_element(g.data.begin(), g.data.end()));
+  CHECK(hi == *std::max_element(g.data.begin(), g.data.end()));
+  CHECK(lo == Approx(0.1248).margin(5e-5));  // seed 42, as printed
+  CHECK(hi == Approx(0.9266).margin(5e-5));
+  CHECK(mean == Approx(0.4854).margin(5e-5));
+}
+
+TEST_CASE("gate: on the output it scales what a token receives, on the values what the others read of it", "[gate]") {
+  Trace t = run_gate();
+  const Tensor& gate = t.at("gate").tensor;        // row 2 ('in') shut at σ(-6)
+  const Tensor& V_gated = t.at("V_gated").tensor;  // V ⊙ gate
+  const Tensor& out_v = t.at("output_value_gated").tensor;
+  const Tensor& ungated = t.at("output_ungated").tensor;
+  double sig = 1.0 / (1.0 + std::exp(6.0));
+  Tensor V = matmul(t.at("X").tensor, t.at("W_V").tensor);  // (T, D)
+  for (std::size_t c = 0; c < 8; ++c) {
+    CHECK(V_gated(2, c) == Approx(sig * V(2, c)).margin(1e-15));  // nobody reads more than σ(-6) of 'in'
+    CHECK(V_gated(0, c) == V(0, c) * gate(0, c));                 // the others: their own random gates
+  }
+  // under the value gate, 'in' still receives: its output row is far from σ(-6) times the ungated one
+  Tensor row_v = row_norms(out_v), row_u = row_norms(ungated);
+  CHECK(row_v.data[2] / row_u.data[2] > 0.3);
+  // and under the output gate it is the other way round (the previous test): 'in' receives σ(-6)
+  CHECK(row_norms(t.at("output").tensor).data[2] / row_u.data[2] == Approx(sig).epsilon(1e-9));
+}
+
+TEST_CASE("gate: value_gated_attention, by hand", "[gate]") {
+  Rng rng(5);
+  Tensor X = randn(rng, {3, 4});
+  Tensor W_Q = init_weight(rng, 4, 4), W_K = init_weight(rng, 4, 4), W_V = init_weight(rng, 4, 4), W_O = init_weight(rng, 4, 4);
+  AttentionPass p = grouped_attention(X, W_Q, W_K, W_V, W_O, 2, 2, false);
+  // a gate of exactly 1 is plain attention, bit for bit
+  Tensor ones({3, 4});
+  for (double& v : ones.data) v = 1.0;
+  CHECK(value_gated_attention(p, ones, W_O).output.data == p.output.data);
+  // a gate of 0 on token 1: every head reads Σ_{j≠1} w_ij v_j, the same weights, token 1's value gone
+  Tensor shut = ones;
+  for (std::size_t c = 0; c < 4; ++c) shut(1, c) = 0.0;
+  ValueGatedPass v = value_gated_attention(p, shut, W_O);
+  for (std::size_t h = 0; h < 2; ++h)
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t d = 0; d < 2; ++d) {
+        double expect = p.weights(h, i, 0) * p.V_heads(h, 0, d) + p.weights(h, i, 2) * p.V_heads(h, 2, d);
+        CHECK(v.heads(h, i, d) == Approx(expect).margin(1e-15));
+      }
+  CHECK_THROWS_AS(value_gated_attention(p, Tensor({3, 2}), W_O), std::invalid_argument);
+}
+
+TEST_CASE("spread_of: smallest, largest, mean", "[gate]") {
+  Spread s = spread_of(Tensor({2, 2}, {0.5, -1.0, 2.0, 0.5}));
+  CHECK(s.min == -1.0);
+  CHECK(s.max == 2.0);
+  CHECK(s.mean == 0.5);
 }

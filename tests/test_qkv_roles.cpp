@@ -1,6 +1,8 @@
 // qkv-roles: golden fixtures (tests/golden/gen_qkv_gate_block.py) and the ablations' invariants.
 #include <catch2/catch.hpp>
 
+#include "attention.h"
+#include "catalog.h"
 #include "golden.h"
 #include "lesson.h"
 #include "qkv_ablation.h"
@@ -11,6 +13,12 @@ using namespace attn;
 namespace {
 
 Trace run_qkv(LessonConfig c = {}) { return find_lesson("qkv-roles")->run(c); }
+
+// The renderer wraps prose at the terminal width: join wrapped lines ("\n  " -> " ") before searching.
+bool has_wrapped(std::string s, const std::string& needle) {
+  for (std::size_t i; (i = s.find("\n  ")) != std::string::npos;) s.replace(i, 3, " ");
+  return s.find(needle) != std::string::npos;
+}
 
 }  // namespace
 
@@ -55,12 +63,29 @@ TEST_CASE("self_attending_rows and max_row_spread on hand-made matrices", "[qkv-
 TEST_CASE("qkv-roles on the command line: both languages, bad sizes", "[qkv-roles][cli]") {
   CliResult en = run_cli("lesson qkv-roles --lang en --color never");
   CHECK(en.code == 0);
-  CHECK(en.out.find("4 of 4 tokens attend most to themselves") != std::string::npos);
+  Text text(Lang::En);
+  std::string self = text("qkv_roles.ablation_raw.note_self", {{"self", 4}, {"T", 4}, {"names", "Xiaoming yesterday in Beijing"}});
+  CHECK(has_wrapped(en.out, self));
   CliResult zh = run_cli("lesson qkv-roles --lang zh --color never");
   CHECK(zh.code == 0);
-  CHECK(zh.out.find("大锅饭") != std::string::npos);
+  CHECK(zh.out.find(Text(Lang::Zh)("qkv_roles.ablation_only_v.title")) != std::string::npos);
   CliResult bad = run_cli("lesson qkv-roles --d-model 9 --heads 2");
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
   CHECK(bad.err.find("--d-model") != std::string::npos);
+}
+
+TEST_CASE("qkv-roles: the self-attending count agrees in number, and the two languages name the same counts", "[qkv-roles]") {
+  // zh used to take the two counts in swapped order ("{} 个词里有 {} 个"): with 1 of 4 it said "of 1 token, 4".
+  Text en(Lang::En), zh(Lang::Zh);
+  CHECK(en("qkv_roles.ablation_raw.note_self", {{"self", 1}, {"T", 4}, {"names", "in"}}).find("1 of 4 tokens attends most to itself") == 0);
+  CHECK(en("qkv_roles.ablation_raw.note_self", {{"self", 3}, {"T", 4}, {"names", "a b c"}}).find("3 of 4 tokens attend most to themselves") == 0);
+  CHECK(zh("qkv_roles.ablation_raw.note_self", {{"self", 1}, {"T", 4}, {"names", "在"}}).find("4 个词元里有 1 个") == 0);
+}
+
+TEST_CASE("qkv-roles: the head contributions are the mha ones, summing to the output", "[qkv-roles]") {
+  Trace t = run_qkv();
+  const Tensor& parts = t.at("head_contributions").tensor;
+  CHECK(parts.shape == Shape{2, 4, 8});
+  CHECK(max_abs_diff(sum_over_heads(parts), t.at("output").tensor) < 1e-15);
 }

@@ -13,7 +13,7 @@ GatedAttentionPass gated_attention(const Tensor& X, const Tensor& W_Q, const Ten
   g.output_ungated = g.attn.output;             // (T, D) concat W_O
   // pass 2: the gate, computed from the same input as Q, K and V
   g.gate_logits = matmul(X, W_G);               // (T, H*Dh)
-  g.gate = apply(g.gate_logits, sigmoid);       // (T, H*Dh)
+  g.gate = apply(g.gate_logits, sigmoid);       // (T, H*Dh) = gate_values(X, W_G)
   // pass 3: scale each head's output, channel by channel, then merge the heads with W_O
   g.gated = hadamard(g.attn.concat, g.gate);    // (T, H*Dh)
   g.output = matmul(g.gated, W_O);              // (T, D)
@@ -68,6 +68,23 @@ Tensor close_gate(const Tensor& X, const Tensor& W_G, std::size_t s, double logi
   for (std::size_t i = 0; i < D; ++i)
     for (std::size_t c = 0; c < C; ++c) out(i, c) += u.data[i] * delta.data[c];
   return out;
+}
+
+Tensor gate_values(const Tensor& X, const Tensor& W_G) {
+  return apply(matmul(X, W_G), sigmoid);  // (T, C)
+}
+
+ValueGatedPass value_gated_attention(const AttentionPass& p, const Tensor& gate, const Tensor& W_O) {
+  if (p.V.shape != gate.shape || p.weights.rank() != 3)
+    throw std::invalid_argument("value_gated_attention: gate " + shape_str(gate.shape) + " must match V " +
+                                shape_str(p.V.shape) + " (one value head per query head)");
+  std::size_t H = p.weights.dim(0);
+  ValueGatedPass v;
+  v.V_gated = hadamard(p.V, gate);                         // (T, H*Dh)
+  v.heads = bmm(p.weights, split_heads(v.V_gated, H));     // (H, T, Dh)
+  v.concat = merge_heads(v.heads);                         // (T, H*Dh)
+  v.output = matmul(v.concat, W_O);                        // (T, D)
+  return v;
 }
 
 std::int64_t gate_param_count(std::int64_t d_model, std::int64_t n_heads, std::int64_t head_dim) {

@@ -1,5 +1,6 @@
 #include "row_stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -50,6 +51,19 @@ double max_abs_diff_except_row(const Tensor& a, const Tensor& b, std::size_t ski
     if (i != skip)
       for (std::size_t c = 0; c < a.dim(1); ++c) worst = std::max(worst, std::fabs(a(i, c) - b(i, c)));
   return worst;
+}
+
+Spread spread_of(const Tensor& x) {
+  if (x.numel() == 0) throw std::invalid_argument("spread_of: an empty tensor");
+  Spread s{x.data[0], x.data[0], 0.0};
+  double sum = 0.0;
+  for (double v : x.data) {
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+    sum += v;
+  }
+  s.mean = sum / static_cast<double>(x.numel());
+  return s;
 }
 
 }  // namespace attn

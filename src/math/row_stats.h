@@ -16,4 +16,10 @@ std::size_t argmin(const Tensor& v);
 // max |a - b| over every row but row `skip` of two (T, C) tensors.
 double max_abs_diff_except_row(const Tensor& a, const Tensor& b, std::size_t skip);
 
+// The smallest, largest and mean entry of a tensor of any shape (mean summed in storage order).
+struct Spread {
+  double min, max, mean;
+};
+Spread spread_of(const Tensor& x);
+
 }  // namespace attn

@@ -271,7 +271,7 @@ bool step_has_note(const Trace& t, const std::string& step, const std::string& n
 
 }  // namespace
 
-TEST_CASE("ffn: 2/3 is per layer; the whole GPT-2 small is 45.5% FFN", "[ffn][issue9]") {
+TEST_CASE("ffn: 2/3 is per layer, the whole GPT-2 small is 45.5% FFN", "[ffn][issue9]") {
   Trace t = run("ffn");
   CHECK(real(t, "ffn_share_768") == Approx(0.6668).epsilon(1e-4));
   // 12 · 4,722,432 = 56,669,184 of 124,439,808 (`params --model gpt2`)
@@ -280,7 +280,7 @@ TEST_CASE("ffn: 2/3 is per layer; the whole GPT-2 small is 45.5% FFN", "[ffn][is
   CHECK(real(t, "ffn_share_gpt2_model") == Approx(0.45540).epsilon(1e-4));
 }
 
-TEST_CASE("ffn: GELU is narrated as a weighting; the smallest positive z loses 42%", "[ffn][issue9]") {
+TEST_CASE("ffn: GELU is narrated as a weighting, the smallest positive z loses 42%", "[ffn][issue9]") {
   Trace t = run("ffn");
   const Tensor& z = t.at("z").tensor;
   const Tensor& h = t.at("h").tensor;

@@ -96,7 +96,7 @@ TEST_CASE("gate with more tokens than d_model runs and keeps the random gate", "
   CHECK(zh.out.find(Text(Lang::Zh)("gate.silence.title", {{"shut", true}})) != std::string::npos);
 }
 
-TEST_CASE("gate: the random gates are spread out; only their mean is near 0.5", "[gate]") {
+TEST_CASE("gate: the random gates are spread out, only their mean is near 0.5", "[gate]") {
   // Issue 9: the lesson used to say "with random weights every gate sits around 0.5".
   Trace t = run_gate();
   const Tensor& g = t.at("gate_random").tensor;

@@ -57,7 +57,7 @@ TEST_CASE("params zh: the model line is Chinese punctuation throughout, en says 
   CHECK(run_cli("kv-cache --d-model 64 --heads 2 --lang en").out.find("MHA 2 x 32, 1 layer\n") != std::string::npos);
 }
 
-TEST_CASE("mla step 9: RoPE can rotate the compressed keys; what fails is absorption", "[wording][mla]") {
+TEST_CASE("mla step 9: RoPE can rotate the compressed keys, what fails is absorption", "[wording][mla]") {
   // Before: "Why RoPE cannot rotate the compressed keys" — the naive path computes RoPE on K_C fine.
   attn::Text en(attn::Lang::En);
   attn::Trace t = attn::find_lesson("mla")->run(attn::LessonConfig{});

@@ -43,9 +43,7 @@ int usage_failure(const Msg& m, const attn::Lang& lang) {
   std::string line;
   try {
     attn::Text text(lang);
-    // TRANSITIONAL (until every lesson throws catalog keys): a lesson not yet converted still
-    // throws an English sentence; a key-shaped string with no message is a bug (internal error).
-    std::string message = m.key.find(' ') != std::string::npos ? m.key : text(m);
+    std::string message = text(m);  // a key with no message is a bug: std::logic_error, exit 1
     line = text("cli.error_line", {{"message", message}});
   } catch (const attn::UsageError&) {
     line = embedded_cli_message(m, lang);

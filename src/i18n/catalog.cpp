@@ -322,15 +322,40 @@ struct Formatter {
   }
 };
 
+// The index just past the '}' that closes the '{' before `from`, or npos.
+std::size_t closing_brace(std::string_view p, std::size_t from) {
+  int depth = 1;
+  for (std::size_t i = from; i < p.size(); ++i) {
+    if (p[i] == '{') ++depth;
+    else if (p[i] == '}' && --depth == 0) return i + 1;
+  }
+  return std::string_view::npos;
+}
+
+// Placeholders of a text: {name}, {name:spec}, and {name, kind, sel {text} …} whose branch texts
+// are texts again (their own words are not placeholders, their {placeholders} are).
 void collect_placeholders(std::string_view p, std::set<std::string>& names) {
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (p[i] == '{' && i + 1 < p.size() && p[i + 1] == '{') { ++i; continue; }
     if (p[i] != '{') continue;
-    std::size_t j = i + 1;
-    while (j < p.size() && (std::isalnum(static_cast<unsigned char>(p[j])) || p[j] == '_')) ++j;
-    // {name}, {name:spec} or {name, kind, …}; "{Some words}" is the text of a branch
-    if (j > i + 1 && j < p.size() && (p[j] == '}' || p[j] == ':' || p[j] == ','))
-      names.insert(std::string(p.substr(i + 1, j - i - 1)));
+    std::size_t end = closing_brace(p, i + 1);
+    if (end == std::string_view::npos) return;
+    std::string_view inner = p.substr(i + 1, end - i - 2);
+    std::size_t j = 0;
+    while (j < inner.size() && (std::isalnum(static_cast<unsigned char>(inner[j])) || inner[j] == '_')) ++j;
+    if (j > 0) names.insert(std::string(inner.substr(0, j)));
+    if (j < inner.size() && inner[j] == ',') {
+      std::size_t comma = inner.find(',', j + 1);
+      for (std::size_t k = comma == std::string_view::npos ? inner.size() : comma + 1; k < inner.size();) {
+        std::size_t open = inner.find('{', k);
+        if (open == std::string_view::npos) break;
+        std::size_t close = closing_brace(inner, open + 1);
+        if (close == std::string_view::npos) break;
+        collect_placeholders(inner.substr(open + 1, close - open - 2), names);
+        k = close;
+      }
+    }
+    i = end - 1;
   }
 }
 

@@ -131,8 +131,6 @@ std::vector<std::string> chapter_tokens(Lang lang, std::size_t n) {
   return words;
 }
 
-std::string head_word(Lang lang) { return tr(lang, "head", "头"); }
-std::string group_word(Lang lang) { return tr(lang, "group", "组"); }
 
 }  // namespace attn
 

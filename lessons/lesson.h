@@ -18,7 +18,7 @@ struct LessonConfig {
   Lang lang = Lang::En;
   std::int64_t seed = 42;                     // --seed (0 … 2^63-1)
   bool causal = false;
-  std::optional<std::string> tokens;          // --tokens "小明 昨天 在 北京"
+  std::optional<std::string> tokens;          // --tokens "Xiaoming yesterday in Beijing"
   std::optional<std::int64_t> seq_len;        // --seq-len
   std::optional<std::int64_t> d_model;        // --d-model
   std::optional<std::int64_t> heads;          // --heads
@@ -75,7 +75,7 @@ HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T);
 template <class R>
 void record_head_config(R& r, const LessonConfig& c, const std::vector<std::string>& tokens, const HeadDims& d);
 
-// The chapter's sentence, cut into its first tokens (小明 / 昨天 / 在 / 北京 …).
+// The chapter's sentence (common.chapter_tokens in the run's language), cut to its first n tokens.
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n);
 // Record seed, causal and the token list in the trace config (every lesson on tokens does).
 template <class R>
@@ -93,9 +93,6 @@ void record_head_config(R& r, const LessonConfig& c, const std::vector<std::stri
   r.config("d_k", I(d.Dk));
 }
 
-// Head labels for the renderer: "head" / "头", "group" / "组".
-std::string head_word(Lang lang);
-std::string group_word(Lang lang);
 
 }  // namespace attn
 

@@ -151,12 +151,28 @@ TEST_CASE("catalogs: every message of every language formats", "[catalog]") {
 
 TEST_CASE("catalogs: no key is unused", "[catalog]") {
   // A key is used when the C++ names it: the key itself as a string literal, or, for the keys the
-  // recorder builds, its step id (ID.title / ID.text), tensor, value or config name.
-  std::string sources;
+  // recorder builds, its step id (ID.title / ID.text), tensor, value or config name. Keys built
+  // from a name (calc.preset.NAME.note, cli.opt.FLAG, ln1/ln2, …_other) are used when the literal
+  // they are built from is: a prefix ending in '.', a stem followed by a digit, a suffix "_…".
+  std::set<std::string> literals;
+  std::regex literal("\"((?:[^\"\\\\\n]|\\\\.)*)\"");
   for (const char* dir : {"src", "lessons"})
-    for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(ATTNLAB_SOURCE_DIR) + "/" + dir))
-      if (e.path().extension() == ".cpp" || e.path().extension() == ".h") sources += read_file(e.path());
-  auto used = [&](const std::string& s) { return sources.find("\"" + s + "\"") != std::string::npos; };
+    for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(ATTNLAB_SOURCE_DIR) + "/" + dir)) {
+      if (e.path().extension() != ".cpp" && e.path().extension() != ".h") continue;
+      std::string text = read_file(e.path());
+      for (auto m = std::sregex_iterator(text.begin(), text.end(), literal); m != std::sregex_iterator(); ++m)
+        literals.insert((*m)[1].str());
+    }
+  auto names_it = [&](const std::string& name) {
+    if (literals.count(name)) return true;
+    for (const std::string& l : literals) {
+      if (l.size() < 2 || l.size() >= name.size()) continue;
+      if (name.compare(0, l.size(), l) == 0 && (l.back() == '.' || std::isdigit(static_cast<unsigned char>(name[l.size()]))))
+        return true;
+      if ((l[0] == '_' || l[0] == '.') && name.compare(name.size() - l.size(), l.size(), l) == 0) return true;
+    }
+    return false;
+  };
   std::size_t n = 0;
   for (const CatalogFile& f : all_catalogs()) {
     if (f.lang != "en") continue;
@@ -164,12 +180,13 @@ TEST_CASE("catalogs: no key is unused", "[catalog]") {
       std::string key = full.substr(f.name.size() + 1);
       std::vector<std::string> names = {key, full, "." + key};  // "." + key: a key built as NAME + ".summary"
       for (const char* suffix : {".title", ".text"})
-        if (key.size() > std::string(suffix).size() && key.compare(key.size() - std::string(suffix).size(), std::string::npos, suffix) == 0)
+        if (key.size() > std::string(suffix).size() &&
+            key.compare(key.size() - std::string(suffix).size(), std::string::npos, suffix) == 0)
           names.push_back(key.substr(0, key.size() - std::string(suffix).size()));
       for (const char* prefix : {"tensor.", "value.", "config."})
         if (key.rfind(prefix, 0) == 0) names.push_back(key.substr(std::string(prefix).size()));
       bool found = false;
-      for (const std::string& s : names) found = found || used(s);
+      for (const std::string& s : names) found = found || names_it(s);
       INFO(f.origin << ": '" << key << "' is named nowhere in src/ or lessons/");
       CHECK(found);
       ++n;

@@ -63,7 +63,21 @@ std::vector<std::string> leaks(const std::string& out, const std::set<std::strin
     if (end == std::string::npos) end = out.size();
     std::string line = out.substr(start, end - start);
     start = end + 1;
-    // identifiers on the line itself: flags (--d-model), [step ids], name=value keys in JSON
+    // Chunks that are identifiers, not prose: anything with '_', '/', '.' or '=' inside
+    // (lm_head, kv_a_proj_with_mqa, https://…, seq_len=4), model ids (deepseek-llm-67b) and
+    // ALL-CAPS acronyms (LLM).
+    std::string masked = line;
+    for (std::size_t a = 0; a < masked.size();) {
+      std::size_t b = masked.find(' ', a);
+      if (b == std::string::npos) b = masked.size();
+      std::string chunk = masked.substr(a, b - a);
+      bool upper = !chunk.empty();
+      for (char ch : chunk) upper = upper && !std::islower(static_cast<unsigned char>(ch));
+      bool named = chunk.find('-') != std::string::npos && chunk.find_first_of("0123456789") != std::string::npos;
+      if (chunk.find_first_of("_/.=") != std::string::npos || upper || named) masked.replace(a, b - a, std::string(b - a, ' '));
+      a = b + 1;
+    }
+    line = masked;
     std::string cur;
     for (std::size_t i = 0; i <= line.size(); ++i) {
       char ch = i < line.size() ? line[i] : ' ';

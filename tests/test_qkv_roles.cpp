@@ -68,7 +68,7 @@ TEST_CASE("qkv-roles on the command line: both languages, bad sizes", "[qkv-role
   CHECK(has_wrapped(en.out, self));
   CliResult zh = run_cli("lesson qkv-roles --lang zh --color never");
   CHECK(zh.code == 0);
-  CHECK(zh.out.find(Text(Lang::Zh)("qkv_roles.ablation_only_v.title")) != std::string::npos);
+  CHECK(zh.out.find(Text(Lang{"zh"})("qkv_roles.ablation_only_v.title")) != std::string::npos);
   CliResult bad = run_cli("lesson qkv-roles --d-model 9 --heads 2");
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
@@ -77,7 +77,7 @@ TEST_CASE("qkv-roles on the command line: both languages, bad sizes", "[qkv-role
 
 TEST_CASE("qkv-roles: the self-attending count agrees in number, and the two languages name the same counts", "[qkv-roles]") {
   // zh used to take the two counts in swapped order ("{} 个词里有 {} 个"): with 1 of 4 it said "of 1 token, 4".
-  Text en(Lang::En), zh(Lang::Zh);
+  Text en(Lang::En), zh(Lang{"zh"});
   CHECK(en("qkv_roles.ablation_raw.note_self", {{"self", 1}, {"T", 4}, {"names", "in"}}).find("1 of 4 tokens attends most to itself") == 0);
   CHECK(en("qkv_roles.ablation_raw.note_self", {{"self", 3}, {"T", 4}, {"names", "a b c"}}).find("3 of 4 tokens attend most to themselves") == 0);
   CHECK(zh("qkv_roles.ablation_raw.note_self", {{"self", 1}, {"T", 4}, {"names", "在"}}).find("4 个词元里有 1 个") == 0);

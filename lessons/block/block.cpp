@@ -129,7 +129,7 @@ void step_params(LessonRecorder& r, const Dims& d) {
   r.step("params");
   BlockParamCount run = block_param_count(static_cast<std::int64_t>(d.D), static_cast<std::int64_t>(d.F));
   BlockParamCount g = block_param_count(768, 3072);
-  Table t{{r.t("params.col.part"), r.t("params.col.formula"), r.t("params.col.run"), "GPT-2 small"}, {}};
+  Table t{{r.t("params.col.part"), r.t("params.col.formula"), r.t("params.col.run"), r.t("params.col.gpt2")}, {}};
   t.rows.push_back({std::string("ln1 γ, β"), std::string("2·d"), run.ln1, g.ln1});
   t.rows.push_back({std::string("W_Q W_K W_V + b"), std::string("3·d² + 3·d"), run.qkv, g.qkv});
   t.rows.push_back({std::string("W_O + b_O"), std::string("d² + d"), run.proj, g.proj});

@@ -70,12 +70,13 @@ void bind_flag(CLI::App* sub, const std::string& flag, LessonConfig& c) {
 // For --help: the sizes a run without flags uses and the tensors its trace holds, read off a
 // default run (a few milliseconds; only when help is asked for).
 std::string defaults_footer(const LessonInfo& info) {
-  LessonConfig c;  // English: only the config names and the tensor ids are read
+  LessonConfig c;  // the config names and tensor ids are the trace's; yes/no in the run's language
+  c.lang = run_lang();
   Trace t = info.run(c);
   std::string defaults, tensors;
   for (const Value& v : t.config)
     if (v.name != "tokens" && v.name != "seed")
-      defaults += fmt::format("{}{}={}", defaults.empty() ? "" : "  ", v.name, format_scalar(v.value, 4));
+      defaults += fmt::format("{}{}={}", defaults.empty() ? "" : "  ", v.name, format_scalar(v.value, 4, &t));
   for (const std::string& name : t.tensor_order) tensors += (tensors.empty() ? "" : ", ") + name;
   return text()("cli.lesson.defaults", {{"defaults", defaults}}) + "\n" +
          text()("cli.lesson.tensors", {{"tensors", tensors}}) + "\n";

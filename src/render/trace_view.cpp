@@ -21,8 +21,9 @@ std::vector<std::string> wrap_units(const std::string& line) {
     std::string ch = line.substr(i, len);
     i += len;
     bool wide = display_width(ch) == 2;
-    bool closing = ch == "，" || ch == "。" || ch == "、" || ch == "；" || ch == "：" || ch == "）" ||
-                   ch == "！" || ch == "？" || ch == "”";
+    // full-width , . enumeration-comma ; : ) ! ? and a closing quote never start a line
+    bool closing = ch == "\uFF0C" || ch == "\u3002" || ch == "\u3001" || ch == "\uFF1B" || ch == "\uFF1A" ||
+                   ch == "\uFF09" || ch == "\uFF01" || ch == "\uFF1F" || ch == "\u201D";
     if (wide && !closing) {
       if (!cur.empty()) units.push_back(cur);
       cur = ch;

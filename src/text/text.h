@@ -15,18 +15,9 @@ namespace attn {
 struct Lang {
   std::string code = "en";
   bool operator==(const Lang&) const = default;
-  static const Lang En;  // transitional: the two languages of round one
-  static const Lang Zh;
+  static const Lang En;  // English: every catalog's fallback
 };
 inline const Lang Lang::En{"en"};
-inline const Lang Lang::Zh{"zh"};
-
-// Transitional (being replaced by catalogs): pick the text in the run's language.
-inline const char* tr(const Lang& lang, const char* en, const char* zh) { return lang == Lang::Zh ? zh : en; }
-template <typename... Args>
-std::string trf(const Lang& lang, const char* en, const char* zh, Args&&... args) {
-  return fmt::format(fmt::runtime(tr(lang, en, zh)), std::forward<Args>(args)...);
-}
 
 // Terminal columns taken by s: East Asian wide and fullwidth characters count 2,
 // combining marks 0, everything else 1. Invalid UTF-8 bytes count 1 each.

@@ -91,12 +91,6 @@ class Recorder {
   Recorder(std::string lesson, Lang lang);
 
   Lang lang() const { return trace_.lang; }
-  const char* tr(const char* en, const char* zh) const { return attn::tr(trace_.lang, en, zh); }
-  // fmt::format with the format string in the run's language.
-  template <typename... Args>
-  std::string fmt(const char* en, const char* zh, Args&&... args) const {
-    return trf(trace_.lang, en, zh, std::forward<Args>(args)...);
-  }
 
   void config(const std::string& name, Scalar v);
 

@@ -32,24 +32,25 @@ std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback,
   return static_cast<std::size_t>(*v);
 }
 
-std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector<std::string>& defaults) {
-  if (c.tokens) {
+std::vector<std::string> resolve_tokens(const std::optional<std::string>& given, const std::optional<std::int64_t>& seq_len,
+                                        const Lang& lang, const std::vector<std::string>& defaults) {
+  if (given) {
     std::vector<std::string> tokens;
-    std::istringstream in(*c.tokens);
+    std::istringstream in(*given);
     for (std::string t; in >> t;) tokens.push_back(t);
     for (const std::string& t : tokens)
       for (unsigned char ch : t)
         if (ch < 0x20 || ch == 0x7F)  // an escape sequence would reach the terminal as is
           throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
     if (tokens.empty()) throw UsageError("cli.err.tokens_empty", {{"flag", "--tokens"}});
-    if (c.seq_len && *c.seq_len != static_cast<std::int64_t>(tokens.size()))
-      throw UsageError("cli.err.tokens_seq_len", {{"seq_len", *c.seq_len}, {"n", tokens.size()}});
+    if (seq_len && *seq_len != static_cast<std::int64_t>(tokens.size()))
+      throw UsageError("cli.err.tokens_seq_len", {{"seq_len", *seq_len}, {"n", tokens.size()}});
     positive(static_cast<std::int64_t>(tokens.size()), 0, "--tokens");
     return tokens;
   }
-  if (c.seq_len) {
-    std::size_t n = positive(c.seq_len, 0, "--seq-len");
-    std::vector<std::string> sentence = chapter_tokens(c.lang, n);
+  if (seq_len) {
+    std::size_t n = positive(seq_len, 0, "--seq-len");
+    std::vector<std::string> sentence = chapter_tokens(lang, n);
     // The chapter's sentence has 8 tokens; past them, placeholders t9, t10, … follow it.
     for (std::size_t i = sentence.size(); i < n; ++i) sentence.push_back("t" + std::to_string(i + 1));
     return sentence;
@@ -112,9 +113,10 @@ void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const c
                      {{"a_flag", a_flag}, {"a", a}, {"b_flag", b_flag}, {"b", b}, {"suggest", (a / b + 1) * b}});
 }
 
-HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T) {
-  std::size_t D = positive(c.d_model, 8, "--d-model");
-  std::size_t H = positive(c.heads, 2, "--heads");
+HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads,
+                           std::size_t T) {
+  std::size_t D = positive(d_model, 8, "--d-model");
+  std::size_t H = positive(heads, 2, "--heads");
   require_divisible(D, "--d-model", H, "--heads");
   require_fits({D, D}, "W_Q", "--d-model");
   require_fits({T, D}, "X", "--seq-len/--tokens, --d-model");

@@ -1,47 +1,34 @@
 #pragma once
-// What every lesson shares: its options (LessonConfig), its registry entry (LessonInfo) and
-// small helpers that turn options into validated sizes. A lesson is one file in lessons/ with
-// a run function that records steps into a Recorder; it does no printing and no file I/O.
+// What every lesson shares: its registry entry (LessonInfo), the options every run has
+// (RunContext, lessons/options.h), the recorder it writes to (LessonRecorder) and small helpers
+// that turn options into validated sizes. A lesson is one folder in lessons/: NAME.cpp with its
+// own options struct, a bind function and a run function, beside its catalogs; it does no
+// printing and no file I/O.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog.h"
+#include "options.h"
 #include "trace.h"
 
 namespace attn {
 
-// Every lesson option. Unset optionals mean "the lesson's default". Which flags a lesson
-// accepts is listed in its LessonInfo::flags; the CLI binds only those.
-struct LessonConfig {
-  Lang lang = Lang::En;
-  std::int64_t seed = 42;                     // --seed (0 … 2^63-1)
-  bool causal = false;
-  std::optional<std::string> tokens;          // --tokens "Xiaoming yesterday in Beijing"
-  std::optional<std::int64_t> seq_len;        // --seq-len
-  std::optional<std::int64_t> d_model;        // --d-model
-  std::optional<std::int64_t> heads;          // --heads
-  std::optional<std::int64_t> kv_heads;       // --kv-heads
-  std::optional<std::int64_t> head_dim;       // --head-dim
-  std::optional<std::int64_t> d_ff;           // --d-ff
-  std::optional<std::int64_t> latent_dim;     // --latent-dim (MLA d_c)
-  std::optional<std::int64_t> q_latent_dim;   // --q-latent-dim (MLA d_c')
-  std::optional<std::int64_t> rope_dim;       // --rope-dim (MLA d_R)
-  std::optional<std::int64_t> multiple_of;    // --multiple-of (SwiGLU hidden rounding)
-  std::optional<std::int64_t> steps;          // --steps
-  std::optional<std::int64_t> top_k;          // --top-k
-  std::optional<double> lr;                   // --lr
-  std::optional<std::string> x;               // --x "0.47 0.50 0.59 0.29"
-  std::optional<std::string> values;          // --values "…"
-  std::optional<std::string> activation;      // --activation gelu|gelu-tanh|relu|silu
+struct LessonInfo {
+  const char* name;  // "mha"; its one-line summary is the catalog key NAME.summary
+  std::function<std::unique_ptr<LessonRun>()> make;  // a run with the lesson's default options
 };
 
-struct LessonInfo {
-  const char* name;        // "mha"; its one-line summary is the catalog key NAME.summary
-  std::vector<std::string> flags;  // lesson-specific flags it accepts, e.g. {"--tokens", "--heads"}
-  Trace (*run)(const LessonConfig&);
-};
+// The registry entry of a lesson whose options are `Options` (a struct deriving from RunContext):
+//   extern const LessonInfo mha_lesson = lesson_info<MhaOptions>("mha", bind, run);
+template <class Options>
+LessonInfo lesson_info(const char* name, void (*bind)(OptionBinder&, Options&),
+                       Trace (*run)(const Options&)) {
+  return {name, [bind, run] { return std::make_unique<TypedLessonRun<Options>>(bind, run); }};
+}
 
 // All lessons, in teaching order (lessons/registry.cpp: one line per lesson).
 const std::vector<const LessonInfo*>& all_lessons();
@@ -55,7 +42,12 @@ std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback,
 // The tokens of a run: --tokens split on whitespace; for --seq-len N the first N tokens of the
 // chapter's sentence (up to 8), or placeholders t1 … tN past that; otherwise the lesson's
 // defaults. --tokens and --seq-len together must agree.
-std::vector<std::string> resolve_tokens(const LessonConfig& c, const std::vector<std::string>& defaults);
+std::vector<std::string> resolve_tokens(const std::optional<std::string>& tokens, const std::optional<std::int64_t>& seq_len,
+                                        const Lang& lang, const std::vector<std::string>& defaults);
+template <class O>  // any options with tokens, seq_len and lang
+std::vector<std::string> resolve_tokens(const O& c, const std::vector<std::string>& defaults) {
+  return resolve_tokens(c.tokens, c.seq_len, c.lang, defaults);
+}
 // Numbers from "0.47 0.50 0.59" or "0.47,0.50,0.59"; a non-number, or one past ±1e6, is an error naming the flag.
 std::vector<double> parse_numbers(const std::string& text, const char* flag);
 // Refuse a tensor that would be too large, naming the flags that set its shape.
@@ -70,23 +62,25 @@ void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const c
 struct HeadDims {
   std::size_t T, D, H, Dk;
 };
-HeadDims resolve_head_dims(const LessonConfig& c, std::size_t T);
+HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads, std::size_t T);
+template <class O>  // any options with d_model and heads
+HeadDims resolve_head_dims(const O& c, std::size_t T) {
+  return resolve_head_dims(c.d_model, c.heads, T);
+}
 // record_common_config plus d_model, n_heads and d_k: the config of every multi-head lesson.
-template <class R>
-void record_head_config(R& r, const LessonConfig& c, const std::vector<std::string>& tokens, const HeadDims& d);
 
 // The chapter's sentence (common.chapter_tokens in the run's language), cut to its first n tokens.
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n);
 // Record seed, causal and the token list in the trace config (every lesson on tokens does).
-template <class R>
-void record_common_config(R& r, const LessonConfig& c, const std::vector<std::string>& tokens) {
+template <class R, class O>  // O: options with seed and causal
+void record_common_config(R& r, const O& c, const std::vector<std::string>& tokens) {
   r.config("seed", c.seed);
   r.config("causal", Bool{c.causal});
   r.config("seq_len", I(tokens.size()));
   r.config("tokens", tokens);
 }
-template <class R>
-void record_head_config(R& r, const LessonConfig& c, const std::vector<std::string>& tokens, const HeadDims& d) {
+template <class R, class O>
+void record_head_config(R& r, const O& c, const std::vector<std::string>& tokens, const HeadDims& d) {
   record_common_config(r, c, tokens);
   r.config("d_model", I(d.D));
   r.config("n_heads", I(d.H));

@@ -4,12 +4,17 @@
 // (src/cli/lesson_cmd.cpp), the tests with a list of "--flag value" words (tests/lesson_args.h).
 // This is CLI11's subcommands-in-files pattern with the library kept out of the lessons.
 //
-//   struct MhaOptions {
-//     TokenOptions tokens;   // --tokens, --seq-len, --causal
-//     HeadOptions dims;      // --d-model, --heads
+//   struct MhaOptions : RunContext {           // lang and seed, set for every run
+//     std::optional<std::string> tokens;       // --tokens
+//     std::optional<std::int64_t> d_model;     // --d-model
+//     bool causal = false;                     // --causal
 //   };
-//   void bind(OptionBinder& b, MhaOptions& o) { o.tokens.bind(b); o.dims.bind(b); }
-//   Trace run(const MhaOptions& o, const RunContext& ctx) { … }
+//   void bind(OptionBinder& b, MhaOptions& o) {
+//     b.text("--tokens", o.tokens);
+//     b.integer("--d-model", o.d_model);
+//     b.toggle("--causal", o.causal);
+//   }
+//   Trace run(const MhaOptions& c) { … }
 //   extern const LessonInfo mha_lesson = lesson_info<MhaOptions>("mha", bind, run);
 //
 // A flag's help text is the catalog key cli.opt.NAME (NAME = the flag without "--").
@@ -39,28 +44,6 @@ struct RunContext {
   std::int64_t seed = 42;
 };
 
-// The options of the lessons over a sentence: --tokens, --seq-len and (when asked) --causal.
-struct TokenOptions {
-  std::optional<std::string> tokens;
-  std::optional<std::int64_t> seq_len;
-  bool causal = false;
-  void bind(OptionBinder& b, bool with_causal = true) {
-    b.text("--tokens", tokens);
-    b.integer("--seq-len", seq_len);
-    if (with_causal) b.toggle("--causal", causal);
-  }
-};
-
-// The width and head count of the multi-head lessons: --d-model, --heads.
-struct HeadOptions {
-  std::optional<std::int64_t> d_model;
-  std::optional<std::int64_t> heads;
-  void bind(OptionBinder& b) {
-    b.integer("--d-model", d_model);
-    b.integer("--heads", heads);
-  }
-};
-
 // One run of a lesson: fresh options with the lesson's defaults, bound, then run.
 class LessonRun {
  public:
@@ -73,10 +56,14 @@ template <class Options>
 class TypedLessonRun : public LessonRun {
  public:
   using BindFn = void (*)(OptionBinder&, Options&);
-  using RunFn = Trace (*)(const Options&, const RunContext&);
+  using RunFn = Trace (*)(const Options&);
   TypedLessonRun(BindFn bind, RunFn run) : bind_(bind), run_(run) {}
   void bind(OptionBinder& b) override { bind_(b, options_); }
-  Trace run(const RunContext& ctx) const override { return run_(options_, ctx); }
+  Trace run(const RunContext& ctx) const override {
+    Options o = options_;
+    static_cast<RunContext&>(o) = ctx;
+    return run_(o);
+  }
 
  private:
   Options options_{};

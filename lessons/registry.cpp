@@ -1,38 +1,32 @@
-// The lessons, in teaching order. Adding a lesson: one file in lessons/ and one line here.
+// The lessons, in teaching order. Adding a lesson: one folder in lessons/ (NAME.cpp defining
+// `extern const LessonInfo NAME_lesson`, beside its catalogs) and one line in this list.
 #include "lesson.h"
+
+#define ATTNLAB_LESSONS(X)                                                  \
+  X(attention_lesson) /* the prerequisite: one head */                      \
+  X(mha_lesson)       /* section 1: multi-head attention */                 \
+  X(gqa_lesson)       /* section 2: grouped-query attention */              \
+  X(mqa_lesson)       /* section 2.3: multi-query attention */              \
+  X(qkv_roles_lesson) /* the conversation: what Q, K, V are */              \
+  X(symmetry_lesson)  /* the conversation: why initialization is random */  \
+  X(gate_lesson)      /* the conversation: a fourth matrix */               \
+  X(mla_lesson)       /* the conversation: DeepSeek's MLA */                \
+  X(ffn_lesson)       /* section 3: the feed-forward network */             \
+  X(gelu_lesson)      /* section 3.2: the activations */                    \
+  X(swiglu_lesson)    /* section 4: SwiGLU */                               \
+  X(kv_memory_lesson) /* section 3.4: the FFN as key-value memory */        \
+  X(block_lesson)     /* preview of the next chapter: one block */
 
 namespace attn {
 
-extern const LessonInfo attention_lesson;  // lessons/attention.cpp
-extern const LessonInfo mha_lesson;        // lessons/mha.cpp
-extern const LessonInfo gqa_lesson;        // lessons/gqa.cpp
-extern const LessonInfo mqa_lesson;        // lessons/mqa.cpp
-extern const LessonInfo qkv_roles_lesson;  // lessons/qkv_roles.cpp
-extern const LessonInfo symmetry_lesson;   // lessons/symmetry.cpp
-extern const LessonInfo gate_lesson;       // lessons/gate.cpp
-extern const LessonInfo mla_lesson;        // lessons/mla.cpp
-extern const LessonInfo ffn_lesson;        // lessons/ffn.cpp
-extern const LessonInfo gelu_lesson;       // lessons/gelu.cpp
-extern const LessonInfo swiglu_lesson;     // lessons/swiglu.cpp
-extern const LessonInfo kv_memory_lesson;  // lessons/kv_memory.cpp
-extern const LessonInfo block_lesson;      // lessons/block.cpp
+#define ATTNLAB_DECLARE(lesson) extern const LessonInfo lesson;
+ATTNLAB_LESSONS(ATTNLAB_DECLARE)
+#undef ATTNLAB_DECLARE
 
 const std::vector<const LessonInfo*>& all_lessons() {
-  static const std::vector<const LessonInfo*> lessons = {
-      &attention_lesson,  // the prerequisite: one head
-      &mha_lesson,        // section 1: multi-head attention
-      &gqa_lesson,        // section 2: grouped-query attention
-      &mqa_lesson,        // section 2.3: multi-query attention
-      &qkv_roles_lesson,  // the conversation: what Q, K, V are
-      &symmetry_lesson,   // the conversation: why initialization must be random
-      &gate_lesson,       // the conversation: a fourth matrix
-      &mla_lesson,        // the conversation: DeepSeek's MLA
-      &ffn_lesson,        // section 3: the feed-forward network
-      &gelu_lesson,       // section 3.2: the activations
-      &swiglu_lesson,     // section 4: SwiGLU
-      &kv_memory_lesson,  // section 3.4: the FFN as key-value memory
-      &block_lesson,      // preview of the next chapter: one block
-  };
+#define ATTNLAB_ADDRESS(lesson) &lesson,
+  static const std::vector<const LessonInfo*> lessons = {ATTNLAB_LESSONS(ATTNLAB_ADDRESS)};
+#undef ATTNLAB_ADDRESS
   return lessons;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "lesson_args.h"
 #include "block.h"
 #include "golden.h"
 #include "layernorm.h"
@@ -12,11 +13,11 @@
 using namespace attn;
 
 TEST_CASE("block matches numpy at the default size", "[golden][block]") {
-  check_golden(find_lesson("block")->run(LessonConfig{}), "block_default");
+  check_golden(run_lesson("block", TestConfig{}), "block_default");
 }
 
 TEST_CASE("block matches numpy: causal, 3 heads, d_ff 20, tanh GELU", "[golden][block]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 11;
   c.seq_len = 5;
   c.d_model = 12;
@@ -24,7 +25,7 @@ TEST_CASE("block matches numpy: causal, 3 heads, d_ff 20, tanh GELU", "[golden][
   c.d_ff = 20;
   c.causal = true;
   c.activation = "gelu-tanh";
-  check_golden(find_lesson("block")->run(c), "block_causal_tanh");
+  check_golden(run_lesson("block", c), "block_causal_tanh");
 }
 
 TEST_CASE("layernorm on one hand-worked row", "[block]") {
@@ -52,7 +53,7 @@ TEST_CASE("GPT-2 small: one block has exactly 7,087,872 parameters", "[block]") 
 }
 
 TEST_CASE("block: the residual stream adds up and LayerNorm rows are normalized", "[block]") {
-  Trace t = find_lesson("block")->run(LessonConfig{});
+  Trace t = run_lesson("block", TestConfig{});
   const Tensor& X = t.at("X").tensor;
   CHECK(t.at("resid1").tensor.data == add(X, t.at("attn_out").tensor).data);
   CHECK(t.at("output").tensor.data == add(t.at("resid1").tensor, t.at("ffn_out").tensor).data);

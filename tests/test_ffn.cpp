@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lesson_args.h"
 #include "catalog.h"
 #include "chapter_data.h"
 #include "ffn.h"
@@ -18,7 +19,7 @@ using namespace attn;
 
 namespace {
 
-Trace run(const char* lesson, LessonConfig c = {}) { return find_lesson(lesson)->run(c); }
+Trace run(const char* lesson, TestConfig c = {}) { return run_lesson(lesson, c); }
 
 // A named value recorded in any step of the trace.
 const Scalar& value_of(const Trace& t, const std::string& name) {
@@ -113,7 +114,7 @@ TEST_CASE("SwiGLU hidden widths and counts, as LLaMA rounds them", "[swiglu]") {
 TEST_CASE("ffn matches numpy: the chapter's x", "[golden][ffn]") { check_golden(run("ffn"), "ffn_default"); }
 
 TEST_CASE("ffn matches numpy: random x, d 6, SiLU", "[golden][ffn]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 7;
   c.d_model = 6;
   c.d_ff = 10;
@@ -122,7 +123,7 @@ TEST_CASE("ffn matches numpy: random x, d 6, SiLU", "[golden][ffn]") {
 }
 
 TEST_CASE("ffn matches numpy: --x of 3 numbers, tanh GELU", "[golden][ffn]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 3;
   c.x = "1 -2 0.5";
   c.d_ff = 5;
@@ -135,7 +136,7 @@ TEST_CASE("swiglu matches numpy at the default size", "[golden][swiglu]") {
 }
 
 TEST_CASE("swiglu matches numpy with d 8 and --multiple-of 8", "[golden][swiglu]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 5;
   c.d_model = 8;
   c.multiple_of = 8;
@@ -300,7 +301,7 @@ TEST_CASE("ffn: 'same shape as the chapter's output' only when it is", "[ffn][is
   Text en(Lang{"en"});
   CHECK(step_has_note(run("ffn"), "compress",
                       en("ffn.compress.note", {{"same_shape", true}, {"d_model", 4}, {"chapter_d", 4}})));
-  LessonConfig c;
+  TestConfig c;
   c.d_model = 8;
   Trace t = run("ffn", c);
   CHECK(step_has_note(t, "compress", en("ffn.compress.note", {{"same_shape", false}, {"d_model", 8}, {"chapter_d", 4}})));
@@ -312,7 +313,7 @@ TEST_CASE("swiglu: the header's multiple_of is the rounding the run used", "[swi
   REQUIRE(config_of(t, "multiple_of") != nullptr);
   CHECK(std::get<std::int64_t>(config_of(t, "multiple_of")->value) == 1);
   CHECK(std::get<std::int64_t>(config_of(t, "hidden")->value) == 10);  // ⌊8·4/3⌋, not rounded to 256
-  LessonConfig c;
+  TestConfig c;
   c.d_model = 64;
   c.multiple_of = 256;
   Trace r = run("swiglu", c);
@@ -338,7 +339,7 @@ TEST_CASE("swiglu: the factor on up is SiLU(gate_pre), and a negative gate can o
 TEST_CASE("gelu and kv-memory read the chapter through src/models, in both languages", "[gelu][kv-memory][issue9]") {
   CHECK(chapter_ffn().z_printed.size() == 6);
   CHECK(planted_memory().features.at(planted_memory().answer) == "paris");
-  LessonConfig zh;
+  TestConfig zh;
   zh.lang = Lang{"zh"};
   CHECK(std::get<std::string>(value_of(run("kv-memory", zh), "top_feature")) == "巴黎");
 }

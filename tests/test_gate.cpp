@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lesson_args.h"
 #include "catalog.h"
 #include "gate.h"
 #include "golden.h"
@@ -16,7 +17,7 @@ using namespace attn;
 
 namespace {
 
-Trace run_gate(LessonConfig c = {}) { return find_lesson("gate")->run(c); }
+Trace run_gate(TestConfig c = {}) { return run_lesson("gate", c); }
 
 Scalar value_of(const Trace& t, const std::string& name) {
   for (const Step& s : t.steps)
@@ -34,7 +35,7 @@ TEST_CASE("gate matches numpy at the default size", "[golden][gate]") {
 }
 
 TEST_CASE("gate matches numpy with 3 heads and a causal mask", "[golden][gate]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 9;
   c.seq_len = 5;
   c.d_model = 12;
@@ -85,7 +86,7 @@ TEST_CASE("gate: extra parameters", "[gate]") {
 }
 
 TEST_CASE("gate with more tokens than d_model runs and keeps the random gate", "[gate][cli]") {
-  LessonConfig c;
+  TestConfig c;
   c.seq_len = 10;
   c.d_model = 4;
   Trace t = run_gate(c);

@@ -1,6 +1,7 @@
 // attention and mha against numpy (tests/golden/gen_attention_mha.py).
 #include <catch2/catch.hpp>
 
+#include "lesson_args.h"
 #include "golden.h"
 #include "lesson.h"
 
@@ -8,16 +9,16 @@ using namespace attn;
 
 namespace {
 
-Trace run(const char* lesson, LessonConfig c) { return find_lesson(lesson)->run(c); }
+Trace run(const char* lesson, TestConfig c) { return run_lesson(lesson, c); }
 
 }  // namespace
 
 TEST_CASE("attention matches numpy at the default size", "[golden][attention]") {
-  check_golden(run("attention", LessonConfig{}), "attention_default");
+  check_golden(run("attention", TestConfig{}), "attention_default");
 }
 
 TEST_CASE("attention matches numpy with a causal mask", "[golden][attention]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 7;
   c.seq_len = 5;
   c.d_model = 6;
@@ -27,11 +28,11 @@ TEST_CASE("attention matches numpy with a causal mask", "[golden][attention]") {
 }
 
 TEST_CASE("mha matches numpy at the default size", "[golden][mha]") {
-  check_golden(run("mha", LessonConfig{}), "mha_default");
+  check_golden(run("mha", TestConfig{}), "mha_default");
 }
 
 TEST_CASE("mha matches numpy with 3 heads and a causal mask", "[golden][mha]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 3;
   c.seq_len = 6;
   c.d_model = 12;

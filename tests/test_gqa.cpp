@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "lesson_args.h"
 #include "attention.h"
 #include "catalog.h"
 #include "golden.h"
@@ -16,10 +17,10 @@ using namespace attn;
 
 namespace {
 
-Trace run(const char* lesson, LessonConfig c) { return find_lesson(lesson)->run(c); }
+Trace run(const char* lesson, TestConfig c) { return run_lesson(lesson, c); }
 
-LessonConfig config(std::int64_t seed, std::int64_t T, std::int64_t d, std::int64_t h, std::int64_t g, bool causal) {
-  LessonConfig c;
+TestConfig config(std::int64_t seed, std::int64_t T, std::int64_t d, std::int64_t h, std::int64_t g, bool causal) {
+  TestConfig c;
   c.seed = seed;
   c.seq_len = T;
   c.d_model = d;
@@ -58,7 +59,7 @@ void expect_usage_error(const std::string& args, const std::vector<std::string>&
 }  // namespace
 
 TEST_CASE("gqa matches numpy at the default size", "[golden][gqa]") {
-  check_golden(run("gqa", LessonConfig{}), "gqa_default");
+  check_golden(run("gqa", TestConfig{}), "gqa_default");
 }
 
 TEST_CASE("gqa matches numpy with the chapter's 12 heads in 4 groups, causal", "[golden][gqa]") {
@@ -66,7 +67,7 @@ TEST_CASE("gqa matches numpy with the chapter's 12 heads in 4 groups, causal", "
 }
 
 TEST_CASE("mqa matches numpy at the default size", "[golden][mqa]") {
-  check_golden(run("mqa", LessonConfig{}), "mqa_default");
+  check_golden(run("mqa", TestConfig{}), "mqa_default");
 }
 
 TEST_CASE("mqa matches numpy with 3 heads and a causal mask", "[golden][mqa]") {
@@ -123,7 +124,7 @@ TEST_CASE("equivalences: grouped (expanded) == by group == MHA on copied weights
 
 TEST_CASE("gqa with g = h is the mha lesson, number for number", "[gqa][mha]") {
   for (bool causal : {false, true}) {
-    LessonConfig c = config(3, 5, 12, 3, 3, causal);
+    TestConfig c = config(3, 5, 12, 3, 3, causal);
     Trace g = run("gqa", c);
     c.kv_heads.reset();
     Trace m = run("mha", c);
@@ -201,17 +202,17 @@ TEST_CASE("gqa says when d_model is derived from --heads rather than given", "[g
     return std::count(input.notes.begin(), input.notes.end(),
                       Text(Lang::En)("kv_sharing.input.note_d_model", {{"d_model", 24}, {"heads", 12}, {"d_k", 2}}));
   };
-  LessonConfig c;
+  TestConfig c;
   c.heads = 12;
   c.kv_heads = 4;
   Trace derived = run("gqa", c);
   CHECK(std::get<std::int64_t>(derived.config[4].value) == 24);
   CHECK(d_model_notes(derived) == 1);
   c.d_model = 24;
-  Trace given = run("gqa", c), plain = run("gqa", LessonConfig{});
+  Trace given = run("gqa", c), plain = run("gqa", TestConfig{});
   CHECK(step(given, "input").notes.empty());  // given: no note
   CHECK(step(plain, "input").notes.empty());  // the default 8: no note
-  LessonConfig m;
+  TestConfig m;
   m.heads = 12;
   CHECK(d_model_notes(run("mqa", m)) == 1);
 }
@@ -220,7 +221,7 @@ TEST_CASE("lesson mqa tells its own story", "[mqa][cli]") {
   // mqa runs on the gqa engine but speaks of one KV head: its catalog overrides the engine's
   // GQA titles ("GQA is an MHA …"), and every step title comes from mqa's catalog where it has one.
   Text en(Lang::En);
-  Trace t = run("mqa", LessonConfig{});
+  Trace t = run("mqa", TestConfig{});
   for (const char* id : {"input", "group_map", "project", "split_heads", "equivalence", "trade_off"}) {
     INFO(id);
     REQUIRE(en.has(std::string("mqa.") + id + ".title"));

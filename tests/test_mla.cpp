@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lesson_args.h"
 #include "catalog.h"
 #include "golden.h"
 #include "lesson.h"
@@ -19,11 +20,11 @@ using namespace attn;
 
 namespace {
 
-Trace run_mla(LessonConfig c) { return find_lesson("mla")->run(c); }
+Trace run_mla(TestConfig c) { return run_lesson("mla", c); }
 
-LessonConfig config(std::int64_t seed, std::int64_t T, std::int64_t D, std::int64_t H, std::int64_t Dh, std::int64_t C,
+TestConfig config(std::int64_t seed, std::int64_t T, std::int64_t D, std::int64_t H, std::int64_t Dh, std::int64_t C,
                     std::int64_t Cq, std::int64_t R, bool causal) {
-  LessonConfig c;
+  TestConfig c;
   c.seed = seed;
   c.seq_len = T;
   c.d_model = D;
@@ -63,7 +64,7 @@ void expect_usage_error(const std::string& args, const std::string& needle) {
 }  // namespace
 
 TEST_CASE("mla matches numpy at the default size (both paths, decoupled RoPE)", "[golden][mla]") {
-  check_golden(run_mla(LessonConfig{}), "mla_default");
+  check_golden(run_mla(TestConfig{}), "mla_default");
 }
 
 TEST_CASE("mla matches numpy without RoPE", "[golden][mla]") {
@@ -171,7 +172,7 @@ TEST_CASE("DeepSeek cache figures from the presets", "[mla]") {
 }
 
 TEST_CASE("lesson mla shows the paths agreeing and RoPE on the latent disagreeing", "[mla][cli]") {
-  Trace t = run_mla(LessonConfig{});
+  Trace t = run_mla(TestConfig{});
   CHECK(value(t, "absorb_scores_diff") <= 1e-12);
   CHECK(value(t, "absorb_output_diff") <= 1e-12);
   CHECK(value(t, "decoupled_absorb_diff") <= 1e-12);
@@ -218,7 +219,7 @@ TEST_CASE("lesson mla shows the paths agreeing and RoPE on the latent disagreein
 
 TEST_CASE("mla says so when its cache is larger than MHA's", "[mla]") {
   // --latent-dim 20: d_c + d_R = 22 against 2·2·4 = 16, 137.50% of MHA's cache.
-  LessonConfig c;
+  TestConfig c;
   c.latent_dim = 20;
   Trace t = run_mla(c);
   const Step& cache = step(t, "cache");

@@ -1,6 +1,7 @@
 // qkv-roles: golden fixtures (tests/golden/gen_qkv_gate_block.py) and the ablations' invariants.
 #include <catch2/catch.hpp>
 
+#include "lesson_args.h"
 #include "attention.h"
 #include "catalog.h"
 #include "golden.h"
@@ -12,7 +13,7 @@ using namespace attn;
 
 namespace {
 
-Trace run_qkv(LessonConfig c = {}) { return find_lesson("qkv-roles")->run(c); }
+Trace run_qkv(TestConfig c = {}) { return run_lesson("qkv-roles", c); }
 
 // The renderer wraps prose at the terminal width: join wrapped lines ("\n  " -> " ") before searching.
 bool has_wrapped(std::string s, const std::string& needle) {
@@ -27,7 +28,7 @@ TEST_CASE("qkv-roles matches numpy at the default size", "[golden][qkv-roles]") 
 }
 
 TEST_CASE("qkv-roles matches numpy with 6 tokens, d_model 12, 3 heads", "[golden][qkv-roles]") {
-  LessonConfig c;
+  TestConfig c;
   c.seed = 5;
   c.seq_len = 6;
   c.d_model = 12;

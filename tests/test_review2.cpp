@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lesson_args.h"
 #include "catalog.h"
 #include "lesson.h"
 #include "run_cli.h"
@@ -65,12 +66,12 @@ TEST_CASE("review2: gqa and mqa count words agree with the numbers (1 key, not 1
   CHECK(has(en("mqa.project.text", two), "1 key and 1 value per token instead of 4 of each"));
 
   // The lessons pass those counts: gqa --heads 1 has one group of one head; mqa one group of all.
-  LessonConfig c;
+  TestConfig c;
   c.heads = 1;
-  Trace g = find_lesson("gqa")->run(c);
+  Trace g = run_lesson("gqa", c);
   CHECK(config_int(g, "n_kv_heads") == 1);
   for (const Step& s : g.steps) CHECK_FALSE(has(s.text, "1 keys"));
-  Trace m = find_lesson("mqa")->run(LessonConfig{});
+  Trace m = run_lesson("mqa", TestConfig{});
   for (const Step& s : m.steps) {
     CHECK_FALSE(has(s.text, "1 keys"));
     CHECK_FALSE(has(s.text, "1 groups"));
@@ -78,9 +79,9 @@ TEST_CASE("review2: gqa and mqa count words agree with the numbers (1 key, not 1
 }
 
 TEST_CASE("review2: gqa states the --kv-heads default for odd h (1, not h/2)", "[gqa][review2]") {
-  LessonConfig c;
+  TestConfig c;
   c.heads = 3;
-  Trace t = find_lesson("gqa")->run(c);
+  Trace t = run_lesson("gqa", c);
   CHECK(config_int(t, "n_kv_heads") == 1);
   Args a{{"heads", 3}, {"groups", 1}, {"d_model", 9}, {"d_k", 3}};
   CHECK(has(Text(Lang::En)("gqa.input.text", a), "or 1 when h is odd"));
@@ -96,14 +97,14 @@ TEST_CASE("review2: gqa's preset table in Chinese has no English model note", "[
 
 TEST_CASE("review2: mla with one token does not claim a mismatch it cannot show", "[mla][review2]") {
   Text en(Lang::En);
-  LessonConfig c;
+  TestConfig c;
   c.seq_len = 1;
-  const Trace t1 = find_lesson("mla")->run(c);
+  const Trace t1 = run_lesson("mla", c);
   const Step& one = step(t1, "rope_on_latent");
   REQUIRE(one.notes.size() == 1);
   CHECK(one.notes[0] == en("mla.rope_on_latent.note_one_token"));
   c.seq_len = 2;
-  const Trace two = find_lesson("mla")->run(c);
+  const Trace two = run_lesson("mla", c);
   const Step& s2 = step(two, "rope_on_latent");
   REQUIRE(s2.notes.size() == 1);
   double mismatch = 0;

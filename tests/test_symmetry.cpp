@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lesson_args.h"
 #include "backprop.h"
 #include "catalog.h"
 #include "lesson.h"
@@ -84,7 +85,7 @@ TEST_CASE("symmetry: identical heads stay exactly equal after N steps", "[symmet
 }
 
 TEST_CASE("symmetry: random heads move apart, zero weights never move", "[symmetry]") {
-  Trace t = find_lesson("symmetry")->run(LessonConfig{});
+  Trace t = run_lesson("symmetry", TestConfig{});
   const Tensor& gap_random = t.at("gap_random").tensor;
   REQUIRE(gap_random.numel() == 21);  // --steps 20: before the first step and after each
   CHECK(gap_random.data.back() > 2 * gap_random.data.front());  // seed 42: 0.0807 -> 0.2394
@@ -141,11 +142,11 @@ std::string loss_note(const Trace& t, const char* lower) {
 TEST_CASE("symmetry: the final losses are compared as printed, not claimed for the random start", "[symmetry]") {
   // Issue 9: the lesson said random heads "find their own pattern", while its own two starts end at
   // the same loss (0.0909 at seed 42) and the identical start ends lower at seed 7 (0.0578 < 0.0640).
-  Trace t42 = find_lesson("symmetry")->run(LessonConfig{});
+  Trace t42 = run_lesson("symmetry", TestConfig{});
   CHECK(has_note(t42, loss_note(t42, "same")));
-  LessonConfig c7;
+  TestConfig c7;
   c7.seed = 7;
-  Trace t7 = find_lesson("symmetry")->run(c7);
+  Trace t7 = run_lesson("symmetry", c7);
   CHECK(t7.at("loss_identical").tensor.data.back() < t7.at("loss_random").tensor.data.back());
   CHECK(has_note(t7, loss_note(t7, "identical")));
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "lesson_args.h"
 #include "catalog.h"
 #include "lesson.h"
 #include "run_cli.h"
@@ -14,9 +15,9 @@ TEST_CASE("gelu zh: 'of the 6 printed values, 3 are right' in that order", "[wor
   // The chapter prints 6 GELU values; 3 round to the computed ones (see lessons/gelu/gelu.cpp).
   // Before: "3 个印出的值中 6 个正确" — "of 3 printed values, 6 are right". The note is
   // gelu.chapter.note with named counts; the summary line is the last note of step "chapter".
-  LessonConfig c;
+  TestConfig c;
   c.lang = Lang{"zh"};
-  Trace t = find_lesson("gelu")->run(c);
+  Trace t = run_lesson("gelu", c);
   const Step* s = nullptr;
   for (const Step& st : t.steps)
     if (st.id == "chapter") s = &st;
@@ -40,7 +41,7 @@ TEST_CASE("kv-memory: when every activation is negative, no key is said to fire"
   // Germany input at the default seed: every match_other is negative (largest -0.0193, key 7), so every
   // GELU activation is below 0 and the "keys that fire most" are only the least negative ones: the
   // note kv_memory.match.note_none is in step match_other and only there.
-  Trace t = find_lesson("kv-memory")->run(LessonConfig{});
+  Trace t = run_lesson("kv-memory", TestConfig{});
   std::string none = Text(Lang{"en"})("kv_memory.match.note_none");
   for (const Step& s : t.steps) {
     INFO(s.id);
@@ -60,7 +61,7 @@ TEST_CASE("params zh: the model line is Chinese punctuation throughout, en says 
 TEST_CASE("mla step 9: RoPE can rotate the compressed keys, what fails is absorption", "[wording][mla]") {
   // Before: "Why RoPE cannot rotate the compressed keys" — the naive path computes RoPE on K_C fine.
   attn::Text en(attn::Lang::En);
-  attn::Trace t = attn::find_lesson("mla")->run(attn::LessonConfig{});
+  attn::Trace t = attn::run_lesson("mla", attn::TestConfig{});
   const attn::Step* s = nullptr;
   for (const attn::Step& x : t.steps)
     if (x.id == "rope_on_latent") s = &x;

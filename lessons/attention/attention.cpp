@@ -15,7 +15,24 @@ struct Dims {
   std::size_t T, D, Dk;
 };
 
-Dims resolve_dims(const LessonConfig& c, std::size_t T) {
+// The lesson's options (lang and seed come with every run).
+struct AttentionOptions : RunContext {
+  std::optional<std::string> tokens;  // --tokens
+  std::optional<std::int64_t> seq_len;  // --seq-len
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> head_dim;  // --head-dim
+  bool causal = false;  // --causal
+};
+
+void bind(OptionBinder& b, AttentionOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--head-dim", o.head_dim);
+  b.toggle("--causal", o.causal);
+}
+
+Dims resolve_dims(const AttentionOptions& c, std::size_t T) {
   std::size_t D = positive(c.d_model, 8, "--d-model");
   std::size_t Dk = positive(c.head_dim, 4, "--head-dim");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
@@ -50,7 +67,7 @@ Head compute(const Dims& d, std::uint64_t seed, bool causal) {
   return h;
 }
 
-Trace run(const LessonConfig& c) {
+Trace run(const AttentionOptions& c) {
   LessonRecorder r("attention", c.lang, {"attention"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   Dims d = resolve_dims(c, tokens.size());
@@ -93,7 +110,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo attention_lesson = {
-    "attention", {"--tokens", "--seq-len", "--d-model", "--head-dim", "--causal"}, run};
+extern const LessonInfo attention_lesson = lesson_info<AttentionOptions>("attention", bind, run);
 
 }  // namespace attn

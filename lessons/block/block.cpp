@@ -22,7 +22,28 @@ struct Dims {
   Activation act;
 };
 
-Dims resolve_dims(const LessonConfig& c, std::size_t T) {
+// The lesson's options (lang and seed come with every run).
+struct BlockOptions : RunContext {
+  std::optional<std::string> tokens;  // --tokens
+  std::optional<std::int64_t> seq_len;  // --seq-len
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> heads;  // --heads
+  std::optional<std::int64_t> d_ff;  // --d-ff
+  bool causal = false;  // --causal
+  std::optional<std::string> activation;  // --activation
+};
+
+void bind(OptionBinder& b, BlockOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.integer("--d-ff", o.d_ff);
+  b.toggle("--causal", o.causal);
+  b.text("--activation", o.activation);
+}
+
+Dims resolve_dims(const BlockOptions& c, std::size_t T) {
   std::size_t D = positive(c.d_model, 8, "--d-model");
   std::size_t H = positive(c.heads, 2, "--heads");
   require_divisible(D, "--d-model", H, "--heads");
@@ -150,7 +171,7 @@ void step_params(LessonRecorder& r, const Dims& d) {
                          {"model_ffn", 100.0 * static_cast<double>(ffn_all) / static_cast<double>(gpt2.total)}});
 }
 
-Trace run(const LessonConfig& c) {
+Trace run(const BlockOptions& c) {
   LessonRecorder r("block", c.lang, {"block", "ffn_common"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   Dims d = resolve_dims(c, tokens.size());
@@ -174,7 +195,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo block_lesson = {
-    "block", {"--tokens", "--seq-len", "--d-model", "--heads", "--d-ff", "--causal", "--activation"}, run};
+extern const LessonInfo block_lesson = lesson_info<BlockOptions>("block", bind, run);
 
 }  // namespace attn

@@ -134,7 +134,22 @@ void step_params(LessonRecorder& r, std::size_t D, std::size_t F) {
                               {"embeddings", gpt2.embedding_total}});
 }
 
-Trace run(const LessonConfig& c) {
+// The lesson's options (lang and seed come with every run).
+struct FfnOptions : RunContext {
+  std::optional<std::string> x;  // --x
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> d_ff;  // --d-ff
+  std::optional<std::string> activation;  // --activation
+};
+
+void bind(OptionBinder& b, FfnOptions& o) {
+  b.text("--x", o.x);
+  b.integer("--d-model", o.d_model);
+  b.integer("--d-ff", o.d_ff);
+  b.text("--activation", o.activation);
+}
+
+Trace run(const FfnOptions& c) {
   LessonRecorder r("ffn", c.lang, {"ffn", "ffn_common"});
   FfnInput in = resolve_ffn_input(c);
   std::size_t F = positive(c.d_ff, 4 * in.D, "--d-ff");
@@ -156,6 +171,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo ffn_lesson = {"ffn", {"--x", "--d-model", "--d-ff", "--activation"}, run};
+extern const LessonInfo ffn_lesson = lesson_info<FfnOptions>("ffn", bind, run);
 
 }  // namespace attn

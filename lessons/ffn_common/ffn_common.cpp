@@ -6,15 +6,15 @@
 
 namespace attn {
 
-FfnInput resolve_ffn_input(const LessonConfig& c) {
+FfnInput resolve_ffn_input(const std::optional<std::string>& given, const std::optional<std::int64_t>& d_model) {
   const ChapterFfn& ch = chapter_ffn();
-  if (c.x) {
-    std::vector<double> x = parse_numbers(*c.x, "--x");
-    if (c.d_model && *c.d_model != static_cast<std::int64_t>(x.size()))
-      throw UsageError("ffn_common.err.x_vs_d_model", {{"count", x.size()}, {"d_model", *c.d_model}});
+  if (given) {
+    std::vector<double> x = parse_numbers(*given, "--x");
+    if (d_model && *d_model != static_cast<std::int64_t>(x.size()))
+      throw UsageError("ffn_common.err.x_vs_d_model", {{"count", x.size()}, {"d_model", *d_model}});
     return {x.size(), x};
   }
-  std::size_t D = positive(c.d_model, ch.d_model, "--d-model");
+  std::size_t D = positive(d_model, ch.d_model, "--d-model");
   if (D == ch.d_model) return {D, ch.x};
   return {D, std::nullopt};
 }
@@ -24,10 +24,10 @@ Tensor input_tensor(const FfnInput& in, Rng& rng) {
   return randn(rng, {in.D});  // (D)
 }
 
-Activation resolve_activation(const LessonConfig& c) {
-  if (!c.activation) return Activation::Gelu;
-  auto a = activation_from_name(*c.activation);
-  if (!a) throw UsageError("ffn_common.err.activation", {{"value", *c.activation}});
+Activation resolve_activation(const std::optional<std::string>& activation) {
+  if (!activation) return Activation::Gelu;
+  auto a = activation_from_name(*activation);
+  if (!a) throw UsageError("ffn_common.err.activation", {{"value", *activation}});
   return *a;
 }
 

@@ -21,12 +21,20 @@ struct FfnInput {
   std::size_t D;
   std::optional<std::vector<double>> x;
 };
-FfnInput resolve_ffn_input(const LessonConfig& c);
+FfnInput resolve_ffn_input(const std::optional<std::string>& x, const std::optional<std::int64_t>& d_model);
+template <class O>  // options with x and d_model
+FfnInput resolve_ffn_input(const O& c) {
+  return resolve_ffn_input(c.x, c.d_model);
+}
 // x as a tensor (D): the given numbers, or N(0, 1) numbers from rng.
 Tensor input_tensor(const FfnInput& in, Rng& rng);
 
 // --activation gelu|gelu-tanh|relu|silu (default gelu); UsageError naming the flag otherwise.
-Activation resolve_activation(const LessonConfig& c);
+Activation resolve_activation(const std::optional<std::string>& activation);
+template <class O>  // options with activation
+Activation resolve_activation(const O& c) {
+  return resolve_activation(c.activation);
+}
 
 // "1" … "n" (or "k1" … with a prefix): labels for hidden units, keys, values.
 std::vector<std::string> numbered(std::size_t n, const std::string& prefix = "");

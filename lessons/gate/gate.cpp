@@ -16,7 +16,24 @@ namespace {
 
 constexpr double kClosedLogit = -6.0;  // σ(-6) = 0.0025: a gate that is as good as shut
 
-HeadDims resolve_dims(const LessonConfig& c, std::size_t T) {
+// The lesson's options (lang and seed come with every run).
+struct GateOptions : RunContext {
+  std::optional<std::string> tokens;  // --tokens
+  std::optional<std::int64_t> seq_len;  // --seq-len
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> heads;  // --heads
+  bool causal = false;  // --causal
+};
+
+void bind(OptionBinder& b, GateOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.toggle("--causal", o.causal);
+}
+
+HeadDims resolve_dims(const GateOptions& c, std::size_t T) {
   HeadDims d = resolve_head_dims(c, T);
   require_fits({T, T}, "X Xᵀ", "--seq-len/--tokens");
   return d;
@@ -153,7 +170,7 @@ void step_params(LessonRecorder& r, const HeadDims& d) {
   r.note("params.note_qwen");
 }
 
-Trace run(const LessonConfig& c) {
+Trace run(const GateOptions& c) {
   LessonRecorder r("gate", c.lang, {"gate"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   HeadDims d = resolve_dims(c, tokens.size());
@@ -172,7 +189,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo gate_lesson = {
-    "gate", {"--tokens", "--seq-len", "--d-model", "--heads", "--causal"}, run};
+extern const LessonInfo gate_lesson = lesson_info<GateOptions>("gate", bind, run);
 
 }  // namespace attn

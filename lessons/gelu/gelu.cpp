@@ -91,7 +91,16 @@ void step_plot(LessonRecorder& r, const Gelu& g) {
   r.value("max_tanh_error_curve", max_abs_diff(g.curve_gelu_tanh, g.curve_gelu), {{"lo", kPlotLo}, {"hi", kPlotHi}});
 }
 
-Trace run(const LessonConfig& c) {
+// The lesson's options (lang and seed come with every run).
+struct GeluOptions : RunContext {
+  std::optional<std::string> values;  // --values
+};
+
+void bind(OptionBinder& b, GeluOptions& o) {
+  b.text("--values", o.values);
+}
+
+Trace run(const GeluOptions& c) {
   LessonRecorder r("gelu", c.lang, {"gelu", "ffn_common"});
   bool chapter = !c.values;
   std::vector<double> v = chapter ? chapter_ffn().z_printed : parse_numbers(*c.values, "--values");
@@ -109,6 +118,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo gelu_lesson = {"gelu", {"--values"}, run};
+extern const LessonInfo gelu_lesson = lesson_info<GeluOptions>("gelu", bind, run);
 
 }  // namespace attn

@@ -18,11 +18,19 @@ void closing(LessonRecorder& r, const KvDims&, const KvRun&) {
   r.note("in_practice.note");
 }
 
-Trace run(const LessonConfig& c) { return run_kv_sharing(c, KvStory{"gqa", false, intro, closing}); }
+void bind(OptionBinder& b, KvOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.integer("--kv-heads", o.kv_heads);
+  b.toggle("--causal", o.causal);
+}
+
+Trace run(const KvOptions& c) { return run_kv_sharing(c, KvStory{"gqa", false, intro, closing}); }
 
 }  // namespace
 
-extern const LessonInfo gqa_lesson = {
-    "gqa", {"--tokens", "--seq-len", "--d-model", "--heads", "--kv-heads", "--causal"}, run};
+extern const LessonInfo gqa_lesson = lesson_info<KvOptions>("gqa", bind, run);
 
 }  // namespace attn

@@ -113,7 +113,22 @@ void step_read(LessonRecorder& r, const Read& rd, const std::string& suffix, con
   r.value("top_feature" + suffix, feats.cols[rd.top_feature]);
 }
 
-Trace run(const LessonConfig& c) {
+// The lesson's options (lang and seed come with every run).
+struct KvMemoryOptions : RunContext {
+  std::optional<std::string> x;  // --x
+  std::optional<std::int64_t> d_ff;  // --d-ff
+  std::optional<std::int64_t> top_k;  // --top-k
+  std::optional<std::string> activation;  // --activation
+};
+
+void bind(OptionBinder& b, KvMemoryOptions& o) {
+  b.text("--x", o.x);
+  b.integer("--d-ff", o.d_ff);
+  b.integer("--top-k", o.top_k);
+  b.text("--activation", o.activation);
+}
+
+Trace run(const KvMemoryOptions& c) {
   LessonRecorder r("kv-memory", c.lang, {"kv_memory", "ffn_common"});
   const PlantedMemory& m = planted_memory();
   std::size_t D = m.key.size();
@@ -171,6 +186,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo kv_memory_lesson = {"kv-memory", {"--x", "--d-ff", "--top-k", "--activation"}, run};
+extern const LessonInfo kv_memory_lesson = lesson_info<KvMemoryOptions>("kv-memory", bind, run);
 
 }  // namespace attn

@@ -34,7 +34,7 @@ void preset_cache_table(LessonRecorder& r, const std::vector<std::string>& prese
 
 namespace {
 
-KvDims resolve_dims(const LessonConfig& c, std::size_t T, bool mqa) {
+KvDims resolve_dims(const KvOptions& c, std::size_t T, bool mqa) {
   std::size_t H = positive(c.heads, 4, "--heads");
   std::size_t G = mqa ? 1 : positive(c.kv_heads, H % 2 == 0 ? H / 2 : 1, "--kv-heads");
   require_divisible(H, "--heads", G, "--kv-heads");
@@ -190,7 +190,7 @@ void step_params(LessonRecorder& r, const KvDims& d) {
 
 }  // namespace
 
-Trace run_kv_sharing(const LessonConfig& c, const KvStory& story) {
+Trace run_kv_sharing(const KvOptions& c, const KvStory& story) {
   LessonRecorder r(story.lesson, c.lang, {story.lesson, "kv_sharing"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   KvDims d = resolve_dims(c, tokens.size(), story.mqa);

@@ -36,7 +36,13 @@ struct KvStory {
   void (*closing)(LessonRecorder& r, const KvDims& d, const KvRun& run);
 };
 
-Trace run_kv_sharing(const LessonConfig& c, const KvStory& story);
+// The options of gqa and mqa (mqa binds no --kv-heads: G is 1).
+struct KvOptions : RunContext {
+  std::optional<std::string> tokens;
+  std::optional<std::int64_t> seq_len, d_model, heads, kv_heads;
+  bool causal = false;
+};
+Trace run_kv_sharing(const KvOptions& c, const KvStory& story);
 
 // A table of bundled model presets (models.h): query heads, KV heads, cached vectors per token
 // per layer against MHA's 2·h, and the share saved. Headers: kv_sharing.presets.col.*.

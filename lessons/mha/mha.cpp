@@ -117,7 +117,21 @@ void step_params(LessonRecorder& r, const HeadDims& d) {
   r.note("params.note", {{"params", attention_param_count(D, d.H, d.H, d.Dk)}, {"d_model", d.D}});
 }
 
-Trace run(const LessonConfig& c) {
+struct MhaOptions : RunContext {
+  std::optional<std::string> tokens;
+  std::optional<std::int64_t> seq_len, d_model, heads;
+  bool causal = false;
+};
+
+void bind(OptionBinder& b, MhaOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.toggle("--causal", o.causal);
+}
+
+Trace run(const MhaOptions& c) {
   LessonRecorder r("mha", c.lang, {"mha"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   HeadDims d = resolve_head_dims(c, tokens.size());
@@ -135,6 +149,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo mha_lesson = {"mha", {"--tokens", "--seq-len", "--d-model", "--heads", "--causal"}, run};
+extern const LessonInfo mha_lesson = lesson_info<MhaOptions>("mha", bind, run);
 
 }  // namespace attn

@@ -25,7 +25,32 @@ std::string pct(double x) { return fmt::format("{:.2f}%", 100.0 * x); }
 std::string one_in(double q) { return fmt::format("1/{:.1f}", 1.0 / q); }
 double ratio(std::uint64_t a, std::uint64_t b) { return static_cast<double>(a) / static_cast<double>(b); }
 
-MlaDims resolve_dims(const LessonConfig& c, std::size_t T) {
+// The lesson's options (lang and seed come with every run).
+struct MlaOptions : RunContext {
+  std::optional<std::string> tokens;  // --tokens
+  std::optional<std::int64_t> seq_len;  // --seq-len
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> heads;  // --heads
+  std::optional<std::int64_t> head_dim;  // --head-dim
+  std::optional<std::int64_t> latent_dim;  // --latent-dim
+  std::optional<std::int64_t> q_latent_dim;  // --q-latent-dim
+  std::optional<std::int64_t> rope_dim;  // --rope-dim
+  bool causal = false;  // --causal
+};
+
+void bind(OptionBinder& b, MlaOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.integer("--head-dim", o.head_dim);
+  b.integer("--latent-dim", o.latent_dim);
+  b.integer("--q-latent-dim", o.q_latent_dim);
+  b.integer("--rope-dim", o.rope_dim);
+  b.toggle("--causal", o.causal);
+}
+
+MlaDims resolve_dims(const MlaOptions& c, std::size_t T) {
   MlaDims d{T, positive(c.d_model, 8, "--d-model"), positive(c.heads, 2, "--heads"),
             positive(c.head_dim, 4, "--head-dim"), positive(c.latent_dim, 4, "--latent-dim")};
   if (c.q_latent_dim) d.Cq = positive(c.q_latent_dim, 0, "--q-latent-dim");
@@ -221,7 +246,7 @@ void step_cache(LessonRecorder& r, const MlaDims& d) {
                                   {"gqa8", ratio(f.v3_gqa8, f.v3_mla)}});
 }
 
-Trace run(const LessonConfig& c) {
+Trace run(const MlaOptions& c) {
   LessonRecorder r("mla", c.lang, {"mla"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   MlaDims d = resolve_dims(c, tokens.size());
@@ -249,9 +274,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo mla_lesson = {
-    "mla", {"--tokens", "--seq-len", "--d-model", "--heads", "--head-dim", "--latent-dim", "--q-latent-dim", "--rope-dim",
-     "--causal"},
-    run};
+extern const LessonInfo mla_lesson = lesson_info<MlaOptions>("mla", bind, run);
 
 }  // namespace attn

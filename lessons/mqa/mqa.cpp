@@ -19,11 +19,18 @@ void closing(LessonRecorder& r, const KvDims& d, const KvRun& k) {
   r.note("trade_off.note");
 }
 
-Trace run(const LessonConfig& c) { return run_kv_sharing(c, KvStory{"mqa", true, intro, closing}); }
+void bind(OptionBinder& b, KvOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.toggle("--causal", o.causal);
+}
+
+Trace run(const KvOptions& c) { return run_kv_sharing(c, KvStory{"mqa", true, intro, closing}); }
 
 }  // namespace
 
-extern const LessonInfo mqa_lesson = {
-    "mqa", {"--tokens", "--seq-len", "--d-model", "--heads", "--causal"}, run};
+extern const LessonInfo mqa_lesson = lesson_info<KvOptions>("mqa", bind, run);
 
 }  // namespace attn

@@ -177,7 +177,23 @@ void step_w_o(LessonRecorder& r, const HeadDims& d, const QkvRoles& m, const std
   r.note("w_o.note");
 }
 
-Trace run(const LessonConfig& c) {
+// The lesson's options (lang and seed come with every run).
+struct QkvRolesOptions : RunContext {
+  std::optional<std::string> tokens;  // --tokens
+  std::optional<std::int64_t> seq_len;  // --seq-len
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> heads;  // --heads
+  bool causal = false;  // not an option of this lesson: attention is bidirectional
+};
+
+void bind(OptionBinder& b, QkvRolesOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+}
+
+Trace run(const QkvRolesOptions& c) {
   LessonRecorder r("qkv-roles", c.lang, {"qkv_roles"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   HeadDims d = resolve_head_dims(c, tokens.size());
@@ -198,7 +214,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo qkv_roles_lesson = {
-    "qkv-roles", {"--tokens", "--seq-len", "--d-model", "--heads"}, run};
+extern const LessonInfo qkv_roles_lesson = lesson_info<QkvRolesOptions>("qkv-roles", bind, run);
 
 }  // namespace attn

@@ -159,7 +159,22 @@ void step_rule(LessonRecorder& r, std::size_t D, std::size_t F, std::int64_t M) 
     r.note("rule.note", {{"floor", swiglu_hidden(4096, 1)}, {"rounded", swiglu_hidden(4096, M)}});
 }
 
-Trace run(const LessonConfig& c) {
+// The lesson's options (lang and seed come with every run).
+struct SwigluOptions : RunContext {
+  std::optional<std::string> x;  // --x
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> d_ff;  // --d-ff
+  std::optional<std::int64_t> multiple_of;  // --multiple-of
+};
+
+void bind(OptionBinder& b, SwigluOptions& o) {
+  b.text("--x", o.x);
+  b.integer("--d-model", o.d_model);
+  b.integer("--d-ff", o.d_ff);
+  b.integer("--multiple-of", o.multiple_of);
+}
+
+Trace run(const SwigluOptions& c) {
   LessonRecorder r("swiglu", c.lang, {"swiglu", "ffn_common"});
   FfnInput in = resolve_ffn_input(c);
   std::int64_t M = c.multiple_of ? I(positive(c.multiple_of, 1, "--multiple-of")) : kLlamaMultipleOf;
@@ -185,6 +200,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo swiglu_lesson = {"swiglu", {"--x", "--d-model", "--d-ff", "--multiple-of"}, run};
+extern const LessonInfo swiglu_lesson = lesson_info<SwigluOptions>("swiglu", bind, run);
 
 }  // namespace attn

@@ -23,7 +23,27 @@ struct Setup {
   double lr;
 };
 
-Setup resolve(const LessonConfig& c, std::size_t T) {
+// The lesson's options (lang and seed come with every run).
+struct SymmetryOptions : RunContext {
+  std::optional<std::string> tokens;  // --tokens
+  std::optional<std::int64_t> seq_len;  // --seq-len
+  std::optional<std::int64_t> d_model;  // --d-model
+  std::optional<std::int64_t> heads;  // --heads
+  std::optional<std::int64_t> steps;  // --steps
+  std::optional<double> lr;  // --lr
+  bool causal = false;  // not an option of this lesson: attention is bidirectional
+};
+
+void bind(OptionBinder& b, SymmetryOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.integer("--steps", o.steps);
+  b.real("--lr", o.lr);
+}
+
+Setup resolve(const SymmetryOptions& c, std::size_t T) {
   std::size_t D = positive(c.d_model, 8, "--d-model");
   std::size_t H = positive(c.heads, 2, "--heads");
   if (H < 2) throw UsageError("symmetry.err.heads_min", {{"flag", "--heads"}});
@@ -160,7 +180,7 @@ void step_zero(LessonRecorder& r, const Symmetry& m) {
   r.note("zero.note_friend");
 }
 
-Trace run(const LessonConfig& c) {
+Trace run(const SymmetryOptions& c) {
   LessonRecorder r("symmetry", c.lang, {"symmetry"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   Setup s = resolve(c, tokens.size());
@@ -183,7 +203,6 @@ Trace run(const LessonConfig& c) {
 
 }  // namespace
 
-extern const LessonInfo symmetry_lesson = {
-    "symmetry", {"--tokens", "--seq-len", "--d-model", "--heads", "--steps", "--lr"}, run};
+extern const LessonInfo symmetry_lesson = lesson_info<SymmetryOptions>("symmetry", bind, run);
 
 }  // namespace attn

@@ -1,6 +1,7 @@
 // attnlab lesson NAME [options]: run a lesson, print it (or write its JSON trace).
-// Each lesson is a sub-subcommand with the common options plus the flags its LessonInfo lists,
-// so `attnlab lesson mla --help` shows exactly what mla accepts.
+// Each lesson is a sub-subcommand with the common options plus the flags the lesson binds itself
+// (its bind function, through CliBinder below), so `attnlab lesson mla --help` shows exactly what
+// mla accepts.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -20,7 +21,8 @@ namespace attn::cli {
 namespace {
 
 struct LessonOptions {
-  LessonConfig config;
+  std::unique_ptr<LessonRun> lesson;  // the lesson's own options, bound to its flags
+  std::int64_t seed = 42;       // --seed
   std::string color = "auto";   // --color auto|always|never
   int precision = 4;            // --precision
   bool full = false;            // --full
@@ -39,40 +41,30 @@ bool use_color(const std::string& mode) {
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
-// A lesson's own flag: its option, its help text (cli.opt.NAME, NAME the flag with '_' for '-').
-void bind_flag(CLI::App* sub, const std::string& flag, LessonConfig& c) {
-  const Text& t = text();
-  std::string key = "cli.opt." + flag.substr(2);
-  for (char& ch : key)
-    if (ch == '-') ch = '_';
-  std::string help = t(key);
-  if (flag == "--tokens") sub->add_option(flag, c.tokens, help);
-  else if (flag == "--seq-len") sub->add_option(flag, c.seq_len, help);
-  else if (flag == "--d-model") sub->add_option(flag, c.d_model, help);
-  else if (flag == "--heads") sub->add_option(flag, c.heads, help);
-  else if (flag == "--kv-heads") sub->add_option(flag, c.kv_heads, help);
-  else if (flag == "--head-dim") sub->add_option(flag, c.head_dim, help);
-  else if (flag == "--d-ff") sub->add_option(flag, c.d_ff, help);
-  else if (flag == "--latent-dim") sub->add_option(flag, c.latent_dim, help);
-  else if (flag == "--q-latent-dim") sub->add_option(flag, c.q_latent_dim, help);
-  else if (flag == "--rope-dim") sub->add_option(flag, c.rope_dim, help);
-  else if (flag == "--multiple-of") sub->add_option(flag, c.multiple_of, help);
-  else if (flag == "--steps") sub->add_option(flag, c.steps, help);
-  else if (flag == "--top-k") sub->add_option(flag, c.top_k, help);
-  else if (flag == "--lr") sub->add_option(flag, c.lr, help);
-  else if (flag == "--x") sub->add_option(flag, c.x, help);
-  else if (flag == "--values") sub->add_option(flag, c.values, help);
-  else if (flag == "--activation") sub->add_option(flag, c.activation, help);
-  else if (flag == "--causal") sub->add_flag(flag, c.causal, help);
-  else throw std::logic_error("lesson flag " + flag + " has no binding in lesson_cmd.cpp");
-}
+// The lesson's own flags, bound with CLI11; help text from cli.opt.NAME (NAME the flag with '_'
+// for '-').
+class CliBinder : public OptionBinder {
+ public:
+  explicit CliBinder(CLI::App* sub) : sub_(sub) {}
+  void integer(const char* flag, std::optional<std::int64_t>& v) override { sub_->add_option(flag, v, help(flag)); }
+  void real(const char* flag, std::optional<double>& v) override { sub_->add_option(flag, v, help(flag)); }
+  void text(const char* flag, std::optional<std::string>& v) override { sub_->add_option(flag, v, help(flag)); }
+  void toggle(const char* flag, bool& v) override { sub_->add_flag(flag, v, help(flag)); }
+
+ private:
+  static std::string help(const std::string& flag) {
+    std::string key = "cli.opt." + flag.substr(2);
+    for (char& ch : key)
+      if (ch == '-') ch = '_';
+    return attn::cli::text()(key);
+  }
+  CLI::App* sub_;
+};
 
 // For --help: the sizes a run without flags uses and the tensors its trace holds, read off a
 // default run (a few milliseconds; only when help is asked for).
 std::string defaults_footer(const LessonInfo& info) {
-  LessonConfig c;  // the config names and tensor ids are the trace's; yes/no in the run's language
-  c.lang = run_lang();
-  Trace t = info.run(c);
+  Trace t = info.make()->run(RunContext{run_lang(), 42});  // yes/no in the run's language
   std::string defaults, tensors;
   for (const Value& v : t.config)
     if (v.name != "tokens" && v.name != "seed")
@@ -82,13 +74,12 @@ std::string defaults_footer(const LessonInfo& info) {
          text()("cli.lesson.tensors", {{"tensors", tensors}}) + "\n";
 }
 
-void run_lesson(const LessonInfo& info, LessonOptions o) {
-  o.config.lang = run_lang();
+void run_lesson(const LessonOptions& o) {
   if (o.precision < 0 || o.precision > 15)
     throw UsageError("cli.err.precision", {{"flag", "--precision"}, {"value", o.precision}});
-  if (o.config.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.config.seed}});
+  if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});
   bool color = use_color(o.color);  // validated even when writing JSON
-  Trace trace = info.run(o.config);
+  Trace trace = o.lesson->run(RunContext{run_lang(), o.seed});
   if (o.json) {
     write_output("--json", *o.json, trace_to_json(trace));
     return;
@@ -106,15 +97,17 @@ void setup_lesson(CLI::App& root) {
   add_lang_option(lesson);
   for (const LessonInfo* info : all_lessons()) {
     auto opts = std::make_shared<LessonOptions>();
+    opts->lesson = info->make();
     CLI::App* sub = lesson->add_subcommand(info->name, t(catalog_name(*info) + ".summary"));
-    sub->add_option("--seed", opts->config.seed, t("cli.opt.seed"));
-    for (const std::string& flag : info->flags) bind_flag(sub, flag, opts->config);
+    sub->add_option("--seed", opts->seed, t("cli.opt.seed"));
+    CliBinder binder(sub);
+    opts->lesson->bind(binder);
     sub->add_option("--precision", opts->precision, t("cli.opt.precision"));
     add_lang_option(sub);
     sub->add_option("--color", opts->color, t("cli.opt.color"));
     sub->add_flag("--full", opts->full, t("cli.opt.full"));
     sub->add_option("--json", opts->json, t("cli.opt.json"));
-    sub->callback([info, opts] { run_lesson(*info, *opts); });
+    sub->callback([opts] { run_lesson(*opts); });
     sub->footer([info] { return defaults_footer(*info); });
   }
 }

@@ -83,7 +83,7 @@ void run_lesson(const LessonInfo& info, LessonOptions o) {
   bool color = use_color(o.color);  // validated even when writing JSON
   Trace trace = info.run(o.config);
   if (o.json) {
-    write_output("--json", *o.json, trace_to_json(trace));
+    write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f); });
     return;
   }
   emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));

@@ -1,15 +1,67 @@
 #include "render/json_writer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "parallel.h"
 
 namespace attn {
 
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// Where the document goes: a FILE* or a string. Small pieces are gathered in one reused buffer;
+// large ones (a block of formatted numbers) go straight through.
+class Sink {
+ public:
+  explicit Sink(std::FILE* file) : file_(file) { buf_.reserve(kFlushAt); }
+  explicit Sink(std::string* str) : str_(str) {}
+
+  void write(const char* p, std::size_t n) {
+    if (str_ != nullptr) {
+      str_->append(p, n);
+      return;
+    }
+    if (n >= kFlushAt) {
+      flush();
+      put(p, n);
+      return;
+    }
+    buf_.append(p, n);
+    if (buf_.size() >= kFlushAt) flush();
+  }
+  void write(const std::string& s) { write(s.data(), s.size()); }
+
+  // Flushes everything; false if any write failed.
+  bool finish() {
+    flush();
+    if (file_ != nullptr && std::fflush(file_) != 0) ok_ = false;
+    return ok_;
+  }
+
+ private:
+  static constexpr std::size_t kFlushAt = std::size_t{1} << 16;
+
+  void flush() {
+    if (!buf_.empty()) put(buf_.data(), buf_.size());
+    buf_.clear();
+  }
+  void put(const char* p, std::size_t n) {
+    if (ok_ && std::fwrite(p, 1, n, file_) != n) ok_ = false;
+  }
+
+  std::FILE* file_ = nullptr;
+  std::string* str_ = nullptr;
+  std::string buf_;
+  bool ok_ = true;
+};
 
 json scalar_json(const Scalar& v) {
   if (auto* i = std::get_if<std::int64_t>(&v)) return *i;
@@ -20,26 +72,8 @@ json scalar_json(const Scalar& v) {
   return std::isfinite(x) ? json(x) : json(nullptr);
 }
 
-// A tensor as {"shape": [...], "meaning": "...", "data": [...]}. The data is written directly
-// (shortest round-trip form of each double, via fmt): building a json value per number made a
-// d_model = 768 trace take most of a second.
-void append_tensor(std::string& out, const std::string& name, const TraceTensor& tt) {
-  out += json(name).dump() + ":{\"shape\":" + json(tt.tensor.shape).dump() + ",\"meaning\":" + json(tt.meaning).dump() +
-         ",\"data\":[";
-  fmt::memory_buffer buf;
-  for (std::size_t i = 0; i < tt.tensor.numel(); ++i) {
-    double x = tt.tensor.data[i];
-    if (i) buf.push_back(',');
-    if (std::isfinite(x)) fmt::format_to(std::back_inserter(buf), "{}", x);
-    else fmt::format_to(std::back_inserter(buf), "null");
-  }
-  out.append(buf.data(), buf.size());
-  out += "]}";
-}
-
-}  // namespace
-
-std::string trace_to_json(const Trace& trace) {
+// Everything but the tensors, through nlohmann: the document without its closing '}'.
+std::string head_json(const Trace& trace) {
   json doc;
   doc["schema"] = "attnlab.trace/1";
   doc["tool"] = {{"name", "attnlab"}, {"version", ATTNLAB_VERSION}};
@@ -76,15 +110,83 @@ std::string trace_to_json(const Trace& trace) {
     steps.push_back(step);
   }
   doc["steps"] = steps;
-  // everything but the tensors through nlohmann, then the tensors appended by hand
   std::string out = doc.dump();
   out.pop_back();  // the closing '}'
-  out += ",\"tensors\":{";
-  for (std::size_t i = 0; i < trace.tensor_order.size(); ++i) {
-    if (i) out += ',';
-    append_tensor(out, trace.tensor_order[i], trace.at(trace.tensor_order[i]));
+  return out;
+}
+
+// The longest number fmt writes for a double ("-2.2250738585072014e-308") plus a comma.
+constexpr std::size_t kMaxNumberChars = 32;
+// Numbers per block: each thread formats one block into its own buffer per round.
+constexpr std::size_t kBlock = std::size_t{1} << 16;
+
+// data[b, e) as ",x,y,…" (a leading comma unless b is 0) into out; returns the end.
+// Shortest round-trip form of each double via fmt's compiled "{}" (Dragonbox, the same
+// routine fmt's runtime "{}" calls, without parsing the format string per number).
+char* format_numbers(const double* data, std::size_t b, std::size_t e, char* out) {
+  for (std::size_t i = b; i < e; ++i) {
+    double x = data[i];
+    if (i) *out++ = ',';
+    if (std::isfinite(x)) {
+      out = fmt::format_to(out, FMT_COMPILE("{}"), x);
+    } else {
+      std::memcpy(out, "null", 4);
+      out += 4;
+    }
   }
-  return out + "}}\n";
+  return out;
+}
+
+// The tensor's data, block by block; up to thread_count() blocks formatted at once.
+void write_numbers(Sink& sink, const std::vector<double>& data, std::vector<std::vector<char>>& bufs) {
+  std::size_t n = data.size();
+  std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::size_t per_round = std::max<std::size_t>(1, std::min(thread_count(), blocks));
+  if (bufs.size() < per_round) bufs.resize(per_round);
+  std::vector<char*> ends(per_round);
+  for (std::size_t b0 = 0; b0 < blocks; b0 += per_round) {
+    std::size_t round = std::min(per_round, blocks - b0);
+    parallel_for(round, 1, [&](std::size_t r0, std::size_t r1) {
+      for (std::size_t r = r0; r < r1; ++r) {
+        std::size_t first = (b0 + r) * kBlock, last = std::min(n, first + kBlock);
+        std::vector<char>& buf = bufs[r];
+        if (buf.size() < (last - first) * kMaxNumberChars) buf.resize((last - first) * kMaxNumberChars);
+        ends[r] = format_numbers(data.data(), first, last, buf.data());
+      }
+    });
+    for (std::size_t r = 0; r < round; ++r) sink.write(bufs[r].data(), static_cast<std::size_t>(ends[r] - bufs[r].data()));
+  }
+}
+
+void write_trace(const Trace& trace, Sink& sink) {
+  sink.write(head_json(trace));
+  sink.write(",\"tensors\":{", 12);
+  std::vector<std::vector<char>> bufs;  // reused by every tensor
+  for (std::size_t i = 0; i < trace.tensor_order.size(); ++i) {
+    const std::string& name = trace.tensor_order[i];
+    const TraceTensor& tt = trace.at(name);
+    if (i) sink.write(",", 1);
+    sink.write(json(name).dump() + ":{\"shape\":" + json(tt.tensor.shape).dump() +
+               ",\"meaning\":" + json(tt.meaning).dump() + ",\"data\":[");
+    write_numbers(sink, tt.tensor.data, bufs);
+    sink.write("]}", 2);
+  }
+  sink.write("}}\n", 3);
+}
+
+}  // namespace
+
+std::string trace_to_json(const Trace& trace) {
+  std::string out;
+  Sink sink(&out);
+  write_trace(trace, sink);
+  return out;
+}
+
+bool write_trace_json(const Trace& trace, std::FILE* out) {
+  Sink sink(out);
+  write_trace(trace, sink);
+  return sink.finish();
 }
 
 }  // namespace attn

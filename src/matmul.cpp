@@ -241,9 +241,9 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
     gemm_simple(A, B, C, M, N, K);
     return;
   }
-  Kernel kernel = dispatch().kernel;
+  Kernel kernel = path == GemmPath::BlockedPortable ? kernel_portable : dispatch().kernel;
   std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
-  if (path == GemmPath::Blocked) threads = thread_count();  // tests: thread even tiny products
+  if (path == GemmPath::Blocked || path == GemmPath::BlockedPortable) threads = thread_count();  // tests: thread even tiny products
   // Workspaces live with the calling thread and are reused by the next call.
   thread_local std::vector<std::unique_ptr<Workspace>> caller_spaces;
   auto& spaces = caller_spaces;  // a plain reference: inside the workers the name would be theirs

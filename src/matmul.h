@@ -14,6 +14,7 @@ enum class GemmPath {
   Auto,      // small products: the plain loop; larger: the blocked kernel, threaded
   Simple,    // the plain loop (the reference the kernel must match)
   Blocked,   // the packed, register-blocked kernel, threaded as thread_count() allows
+  BlockedPortable,  // the same with the portable micro-kernel even where AVX2 is available (tests)
 };
 
 // C must hold M*N numbers; it is overwritten (never read). M, N, K must be at least 1.

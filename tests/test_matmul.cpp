@@ -64,7 +64,7 @@ void check_shape(std::size_t M, std::size_t N, std::size_t K) {
   auto want = plain(a, b, M, N, K);
   for (std::size_t threads : {1, 2, 3}) {
     set_threads(threads);
-    for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked}) {
+    for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked, GemmPath::BlockedPortable}) {
       std::vector<double> got(M * N, 12345.0);  // never read: overwritten
       gemm(a.data(), b.data(), got.data(), M, N, K, path);
       INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path)
@@ -97,9 +97,11 @@ TEST_CASE("matmul keeps -0, inf and NaN where the plain loop has them", "[matmul
   auto want = plain(a, b, M, N, K);
   for (std::size_t threads : {1, 2, 3}) {
     set_threads(threads);
-    std::vector<double> got(M * N);
-    gemm(a.data(), b.data(), got.data(), M, N, K, GemmPath::Blocked);
-    CHECK(same_bits(got, want));
+    for (GemmPath path : {GemmPath::Blocked, GemmPath::BlockedPortable}) {
+      std::vector<double> got(M * N);
+      gemm(a.data(), b.data(), got.data(), M, N, K, path);
+      CHECK(same_bits(got, want));
+    }
   }
 }
 

@@ -16,6 +16,7 @@
 #include "parallel.h"
 #include "random.h"
 #include "render/json_writer.h"
+#include "run_cli.h"
 #include "tensor.h"
 #include "trace.h"
 
@@ -246,4 +247,23 @@ TEST_CASE("a JSON write that fails is reported", "[render]") {
   r.tensor("x", Tensor({1000}), "m");
   CHECK_FALSE(write_trace_json(r.finish(), full));
   std::fclose(full);
+}
+
+TEST_CASE("lesson --json streams the same bytes to a file and to stdout, with any thread count", "[cli]") {
+  std::string path = "/tmp/attnlab_test_json_" + std::to_string(::getpid()) + ".json";
+  CliResult to_stdout = run_cli("lesson mha --d-model 64 --heads 4 --seq-len 40 --json -", "ATTNLAB_THREADS=1 ");
+  CliResult to_file = run_cli("lesson mha --d-model 64 --heads 4 --seq-len 40 --json " + path, "ATTNLAB_THREADS=3 ");
+  CHECK(to_stdout.code == 0);
+  CHECK(to_file.code == 0);
+  CHECK(to_file.out.empty());
+  CHECK(slurp(path) == to_stdout.out);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("lesson --json on a full disk is an error naming the flag and the path", "[cli]") {
+  if (std::FILE* f = std::fopen("/dev/full", "wb")) std::fclose(f);
+  else return;  // no /dev/full here
+  CliResult r = run_cli("lesson mha --json /dev/full");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--json: writing '/dev/full' failed") != std::string::npos);
 }

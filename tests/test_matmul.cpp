@@ -205,14 +205,19 @@ TEST_CASE("JSON numbers are fmt's shortest round-trip form", "[render]") {
   ThreadsGuard guard;
   std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.1, 1e-5, 1e-4, 0.00012345, 1e15, 1e16, 123456789012345678.0,
                            5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.30000000000000004, 100.0,
-                           -2.5e-7, 3.0e21, std::numeric_limits<double>::infinity(),
+                           -2.5e-7, 3.0e21, 9999999999999998.0, 999999999999999.9, 1e-100, 1e100, 1.5e300,
+                           9007199254740992.0, 123456.0, 0.001, 9.99e-5, 1e22, 1e23, 12.5, -0.5, 1234567.125,
+                           std::numeric_limits<double>::infinity(),
                            -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
   Rng rng(11);
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < 400000; ++i) {
     std::uint64_t bits = rng.next_u64();
     double x;
     std::memcpy(&x, &bits, sizeof x);
-    v.push_back(i % 2 ? x : rng.normal() * std::ldexp(1.0, i % 60 - 30));
+    if (i % 4 == 1) x = rng.normal() * std::ldexp(1.0, i % 60 - 30);
+    if (i % 4 == 2) x = std::round(rng.normal() * std::pow(10.0, i % 19));  // whole numbers
+    if (i % 4 == 3) x = std::round(rng.normal() * 1e6) * std::pow(10.0, i % 40 - 20);  // few digits
+    v.push_back(x);
   }
   std::string want;
   for (std::size_t i = 0; i < v.size(); ++i) {

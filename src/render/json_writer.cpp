@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -120,15 +121,98 @@ constexpr std::size_t kMaxNumberChars = 32;
 // Numbers per block: each thread formats one block into its own buffer per round.
 constexpr std::size_t kBlock = std::size_t{1} << 16;
 
+// A finite double as fmt's "{}" writes it: the shortest digits that read back as the same double
+// (Dragonbox, from fmt), fixed notation for decimal exponents -4 … 15, else d.ddde±XX. fmt's own
+// write spends as long laying the digits out as finding them; this lays them out directly.
+// tests/test_matmul.cpp checks it against fmt::format("{}") on random bit patterns.
+#if FMT_VERSION >= 90000 && FMT_VERSION < 120000
+char* write_double(char* out, double x) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  if (std::signbit(x)) {
+    *out++ = '-';
+    x = -x;
+  }
+  if (x == 0.0) {
+    *out++ = '0';
+    return out;
+  }
+  auto dec = fmt::detail::dragonbox::to_decimal(x);
+  std::uint64_t sig = dec.significand;
+  // the significand's digits, right-aligned in digits[0, 20)
+  char digits[20];
+  char* end = digits + 20;
+  char* d = end;
+  while (sig >= 100) {
+    std::size_t pair = static_cast<std::size_t>(sig % 100) * 2;
+    sig /= 100;
+    d -= 2;
+    d[0] = kPairs[pair];
+    d[1] = kPairs[pair + 1];
+  }
+  if (sig >= 10) {
+    d -= 2;
+    d[0] = kPairs[sig * 2];
+    d[1] = kPairs[sig * 2 + 1];
+  } else {
+    *--d = static_cast<char>('0' + sig);
+  }
+  int n = static_cast<int>(end - d);
+  int exp10 = dec.exponent;        // value = digits · 10^exp10
+  int output_exp = exp10 + n - 1;  // the exponent of the first digit
+  if (output_exp < -4 || output_exp >= 16) {
+    *out++ = d[0];
+    if (n > 1) {
+      *out++ = '.';
+      std::memcpy(out, d + 1, static_cast<std::size_t>(n - 1));
+      out += n - 1;
+    }
+    *out++ = 'e';
+    int e = output_exp;
+    *out++ = e < 0 ? '-' : '+';
+    if (e < 0) e = -e;
+    if (e >= 100) {
+      *out++ = static_cast<char>('0' + e / 100);
+      e %= 100;
+    }
+    *out++ = kPairs[e * 2];
+    *out++ = kPairs[e * 2 + 1];
+    return out;
+  }
+  if (exp10 >= 0) {  // 1234e2 -> 123400
+    std::memcpy(out, d, static_cast<std::size_t>(n));
+    out += n;
+    std::memset(out, '0', static_cast<std::size_t>(exp10));
+    return out + exp10;
+  }
+  int point = n + exp10;  // digits before the point
+  if (point > 0) {        // 1234e-2 -> 12.34
+    std::memcpy(out, d, static_cast<std::size_t>(point));
+    out += point;
+    *out++ = '.';
+    std::memcpy(out, d + point, static_cast<std::size_t>(n - point));
+    return out + (n - point);
+  }
+  *out++ = '0';  // 1234e-6 -> 0.001234
+  *out++ = '.';
+  std::memset(out, '0', static_cast<std::size_t>(-point));
+  out += -point;
+  std::memcpy(out, d, static_cast<std::size_t>(n));
+  return out + n;
+}
+#else
+char* write_double(char* out, double x) { return fmt::format_to(out, FMT_COMPILE("{}"), x); }
+#endif
+
 // data[b, e) as ",x,y,…" (a leading comma unless b is 0) into out; returns the end.
-// Shortest round-trip form of each double via fmt's compiled "{}" (Dragonbox, the same
-// routine fmt's runtime "{}" calls, without parsing the format string per number).
 char* format_numbers(const double* data, std::size_t b, std::size_t e, char* out) {
   for (std::size_t i = b; i < e; ++i) {
     double x = data[i];
     if (i) *out++ = ',';
     if (std::isfinite(x)) {
-      out = fmt::format_to(out, FMT_COMPILE("{}"), x);
+      out = write_double(out, x);
     } else {
       std::memcpy(out, "null", 4);
       out += 4;

@@ -34,6 +34,8 @@ static_assert(MC % MR == 0 && NC % NR == 0);
 
 // Below this many multiply-adds the plain loop wins (no packing, no threads).
 constexpr std::size_t kSmallWork = std::size_t{1} << 15;
+// Fewer rows than this go through gemm_few_rows (no packing).
+constexpr std::size_t kFewRows = 4;
 // Each extra thread must get at least this many multiply-adds to pay for starting it.
 constexpr std::size_t kWorkPerThread = std::size_t{1} << 19;
 
@@ -230,6 +232,25 @@ void gemm_simple(const double* A, const double* B, double* C, std::size_t M, std
   }
 }
 
+// Few rows (a vector times a matrix, a handful of tokens): B is read once, so packing it would
+// only double the memory traffic. Columns j0 … j1 in strips that keep the output rows in L1.
+void gemm_few_rows(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
+                   std::size_t j0, std::size_t j1) {
+  constexpr std::size_t kStrip = 512;
+  for (std::size_t jb = j0; jb < j1; jb += kStrip) {
+    std::size_t je = std::min(j1, jb + kStrip);
+    for (std::size_t i = 0; i < M; ++i) std::fill(C + i * N + jb, C + i * N + je, 0.0);
+    for (std::size_t k = 0; k < K; ++k) {
+      const double* brow = B + k * N;
+      for (std::size_t i = 0; i < M; ++i) {
+        double aik = A[i * K + k];
+        double* o = C + i * N;
+        for (std::size_t j = jb; j < je; ++j) o[j] += aik * brow[j];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 const char* gemm_kernel_name() { return dispatch().name; }
@@ -239,6 +260,15 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
   std::size_t work = M * N * K;  // sizes are capped far below overflow (kMaxTensorElements)
   if (path == GemmPath::Simple || (path == GemmPath::Auto && work < kSmallWork)) {
     gemm_simple(A, B, C, M, N, K);
+    return;
+  }
+  if (path == GemmPath::Auto && M < kFewRows) {  // columns split across threads, in whole strips of 8
+    std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
+    std::size_t units = (N + 7) / 8, chunks = std::min(threads, units);
+    parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce) {
+      for (std::size_t c = cb; c < ce; ++c)
+        gemm_few_rows(A, B, C, M, N, K, units * c / chunks * 8, std::min(N, units * (c + 1) / chunks * 8));
+    });
     return;
   }
   Kernel kernel = path == GemmPath::BlockedPortable ? kernel_portable : dispatch().kernel;

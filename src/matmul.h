@@ -11,7 +11,8 @@
 namespace attn {
 
 enum class GemmPath {
-  Auto,      // small products: the plain loop; larger: the blocked kernel, threaded
+  Auto,      // small products: the plain loop; 1-3 rows: the plain loop over column strips,
+             // threaded; else the blocked kernel, threaded
   Simple,    // the plain loop (the reference the kernel must match)
   Blocked,   // the packed, register-blocked kernel, threaded as thread_count() allows
   BlockedPortable,  // the same with the portable micro-kernel even where AVX2 is available (tests)

@@ -116,8 +116,9 @@ std::string head_json(const Trace& trace) {
   return out;
 }
 
-// The longest number fmt writes for a double ("-2.2250738585072014e-308") plus a comma.
-constexpr std::size_t kMaxNumberChars = 32;
+// Room per number in a block buffer: the longest number fmt writes for a double
+// ("-2.2250738585072014e-308", 24) plus a comma, and slack for write_double's 16-byte memset.
+constexpr std::size_t kMaxNumberChars = 48;
 // Numbers per block: each thread formats one block into its own buffer per round.
 constexpr std::size_t kBlock = std::size_t{1} << 16;
 
@@ -126,11 +127,52 @@ constexpr std::size_t kBlock = std::size_t{1} << 16;
 // write spends as long laying the digits out as finding them; this lays them out directly.
 // tests/test_matmul.cpp checks it against fmt::format("{}") on random bit patterns.
 #if FMT_VERSION >= 90000 && FMT_VERSION < 120000
+constexpr char kPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+int count_digits(std::uint64_t v) {  // v >= 1
+  static constexpr std::uint64_t kPow10[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+                                             10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+                                             100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                             100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+                                             100000000000000000ULL, 1000000000000000000ULL,
+                                             10000000000000000000ULL};
+  int bits = 64 - __builtin_clzll(v);
+  int t = (bits * 1233) >> 12;  // floor(log10(2^bits)), one too many at most
+  return t + 1 - (v < kPow10[t] ? 1 : 0);
+}
+
+// The decimal digits of v written backwards so that the last one is at end[-1].
+void write_digits(std::uint64_t v, char* end) {
+  // whole blocks of 8 digits first: their four pairs do not wait on one another
+  for (int block = 0; block < 2 && v >= 100000000; ++block) {
+    std::uint64_t q = v / 100000000;
+    auto r = static_cast<std::uint32_t>(v - q * 100000000);
+    std::uint32_t hi = r / 10000, lo = r % 10000;
+    end -= 8;
+    std::memcpy(end, kPairs + 2 * (hi / 100), 2);
+    std::memcpy(end + 2, kPairs + 2 * (hi % 100), 2);
+    std::memcpy(end + 4, kPairs + 2 * (lo / 100), 2);
+    std::memcpy(end + 6, kPairs + 2 * (lo % 100), 2);
+    v = q;
+  }
+  auto top = static_cast<std::uint32_t>(v);  // the leading 1 to 8 digits
+  while (top >= 100) {
+    end -= 2;
+    std::memcpy(end, kPairs + 2 * (top % 100), 2);
+    top /= 100;
+  }
+  if (top >= 10) std::memcpy(end - 2, kPairs + 2 * top, 2);
+  else end[-1] = static_cast<char>('0' + top);
+}
+
+// A finite double as fmt's "{}" writes it: the shortest digits that read back as the same double
+// (Dragonbox, from fmt), fixed notation for decimal exponents -4 … 15, else d.ddde±XX. fmt's own
+// write spends as long laying the digits out as finding them; this writes them in place.
+// tests/test_matmul.cpp checks it against fmt::format("{}") on random bit patterns.
 char* write_double(char* out, double x) {
-  static constexpr char kPairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
   if (std::signbit(x)) {
     *out++ = '-';
     x = -x;
@@ -141,33 +183,17 @@ char* write_double(char* out, double x) {
   }
   auto dec = fmt::detail::dragonbox::to_decimal(x);
   std::uint64_t sig = dec.significand;
-  // the significand's digits, right-aligned in digits[0, 20)
-  char digits[20];
-  char* end = digits + 20;
-  char* d = end;
-  while (sig >= 100) {
-    std::size_t pair = static_cast<std::size_t>(sig % 100) * 2;
-    sig /= 100;
-    d -= 2;
-    d[0] = kPairs[pair];
-    d[1] = kPairs[pair + 1];
-  }
-  if (sig >= 10) {
-    d -= 2;
-    d[0] = kPairs[sig * 2];
-    d[1] = kPairs[sig * 2 + 1];
-  } else {
-    *--d = static_cast<char>('0' + sig);
-  }
-  int n = static_cast<int>(end - d);
-  int exp10 = dec.exponent;        // value = digits · 10^exp10
+  int n = count_digits(sig);
+  int exp10 = dec.exponent;        // value = sig · 10^exp10
   int output_exp = exp10 + n - 1;  // the exponent of the first digit
-  if (output_exp < -4 || output_exp >= 16) {
-    *out++ = d[0];
+  if (output_exp < -4 || output_exp >= 16) {  // d.ddde±XX: digits at out+1…, the first moved left
+    write_digits(sig, out + 1 + n);
+    out[0] = out[1];
     if (n > 1) {
-      *out++ = '.';
-      std::memcpy(out, d + 1, static_cast<std::size_t>(n - 1));
-      out += n - 1;
+      out[1] = '.';
+      out += n + 1;
+    } else {
+      out += 1;
     }
     *out++ = 'e';
     int e = output_exp;
@@ -177,29 +203,26 @@ char* write_double(char* out, double x) {
       *out++ = static_cast<char>('0' + e / 100);
       e %= 100;
     }
-    *out++ = kPairs[e * 2];
-    *out++ = kPairs[e * 2 + 1];
-    return out;
+    std::memcpy(out, kPairs + 2 * e, 2);
+    return out + 2;
   }
-  if (exp10 >= 0) {  // 1234e2 -> 123400
-    std::memcpy(out, d, static_cast<std::size_t>(n));
+  if (exp10 >= 0) {  // 1234e2 -> 123400 (n + exp10 <= 16)
+    write_digits(sig, out + n);
     out += n;
-    std::memset(out, '0', static_cast<std::size_t>(exp10));
+    std::memset(out, '0', 16);
     return out + exp10;
   }
   int point = n + exp10;  // digits before the point
-  if (point > 0) {        // 1234e-2 -> 12.34
-    std::memcpy(out, d, static_cast<std::size_t>(point));
-    out += point;
-    *out++ = '.';
-    std::memcpy(out, d + point, static_cast<std::size_t>(n - point));
-    return out + (n - point);
+  if (point > 0) {        // 1234e-2 -> 12.34: digits at out+1…, the integer part moved left
+    write_digits(sig, out + 1 + n);
+    for (int i = 0; i < point; ++i) out[i] = out[i + 1];
+    out[point] = '.';
+    return out + n + 1;
   }
-  *out++ = '0';  // 1234e-6 -> 0.001234
-  *out++ = '.';
-  std::memset(out, '0', static_cast<std::size_t>(-point));
-  out += -point;
-  std::memcpy(out, d, static_cast<std::size_t>(n));
+  // 1234e-6 -> 0.001234 (output_exp >= -4, so at most 3 zeros after the point)
+  std::memcpy(out, "0.000", 5);
+  out += 2 - point;
+  write_digits(sig, out + n);
   return out + n;
 }
 #else

@@ -200,6 +200,50 @@ TEST_CASE("the parallel normal fill draws the sequential numbers and leaves the 
   CHECK(same_bits(w.data, want));
 }
 
+namespace {
+
+// SplitMix64's mixer run backwards, to find a seed whose m-th draw is a chosen output.
+std::uint64_t unxorshift(std::uint64_t y, int shift) {
+  std::uint64_t x = y;
+  for (int i = 0; i < 64 / shift + 1; ++i) x = y ^ (x >> shift);
+  return x;
+}
+std::uint64_t inverse_odd(std::uint64_t c) {  // c * inverse == 1 mod 2^64
+  std::uint64_t inv = c;
+  for (int i = 0; i < 6; ++i) inv *= 2 - c * inv;
+  return inv;
+}
+std::uint64_t unmix(std::uint64_t y) {
+  std::uint64_t z = unxorshift(y, 31) * inverse_odd(0x94D049BB133111EBULL);
+  z = unxorshift(z, 27) * inverse_odd(0xBF58476D1CE4E5B9ULL);
+  return unxorshift(z, 30);
+}
+
+}  // namespace
+
+TEST_CASE("the parallel normal fill matches when a uniform is exactly 0 and is rejected", "[random]") {
+  ThreadsGuard guard;
+  const std::uint64_t gamma = 0x9E3779B97F4A7C15ULL;
+  // draw m (1-based) returns 0, so uniform() is 0.0: make it the u1 of pair 30000
+  std::uint64_t m = 2 * 30000 + 1;
+  std::uint64_t seed = unmix(0) - m * gamma;
+  {
+    Rng probe(seed + (m - 1) * gamma);
+    CHECK(probe.uniform() == 0.0);
+  }
+  for (int pre : {0, 1}) {
+    Rng seq(seed - static_cast<std::uint64_t>(pre) * 2 * gamma), par = seq;  // pre: start one pair earlier
+    std::vector<double> want(100001);
+    for (double& v : want) v = 1.5 * seq.normal();
+    set_threads(3);
+    std::vector<double> got(want.size());
+    par.fill_normal(got.data(), got.size(), 1.5);
+    CHECK(same_bits(got, want));
+    CHECK(par.normal() == seq.normal());
+    CHECK(par.next_u64() == seq.next_u64());
+  }
+}
+
 TEST_CASE("JSON numbers are fmt's shortest round-trip form", "[render]") {
   ThreadsGuard guard;
   std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.1, 1e-5, 1e-4, 0.00012345, 1e15, 1e16, 123456789012345678.0,

@@ -4,6 +4,8 @@
 //
 // A run function computes everything first and prints last (see emit()), so a bad input
 // found half-way never leaves half a report on stdout.
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,5 +45,7 @@ void emit(const std::string& text);
 // Write text to FILE, or to stdout when FILE is "-"; a file that cannot be written is a
 // UsageError naming `flag` and the path.
 void write_output(const std::string& flag, const std::string& path, const std::string& text);
+// The same, streamed: write(FILE*) writes the bytes and returns false if a write failed.
+void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write);
 
 }  // namespace attn::cli

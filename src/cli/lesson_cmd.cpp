@@ -81,7 +81,7 @@ void run_lesson(const LessonOptions& o) {
   bool color = use_color(o.color);  // validated even when writing JSON
   Trace trace = o.lesson->run(RunContext{run_lang(), o.seed});
   if (o.json) {
-    write_output("--json", *o.json, trace_to_json(trace));
+    write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f); });
     return;
   }
   emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));

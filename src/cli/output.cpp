@@ -105,4 +105,17 @@ void write_output(const std::string& flag, const std::string& path, const std::s
   if (!out) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
 }
 
+void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write) {
+  if (path == "-") {
+    std::fflush(stdout);
+    if (!write(stdout)) throw UsageError(fmt::format("{}: writing '{}' failed", flag, path));
+    return;
+  }
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) throw UsageError(fmt::format("{}: cannot write to '{}'", flag, path));
+  bool ok = write(out);
+  if (std::fclose(out) != 0) ok = false;
+  if (!ok) throw UsageError(fmt::format("{}: writing '{}' failed", flag, path));
+}
+
 }  // namespace attn::cli

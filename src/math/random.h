@@ -2,6 +2,7 @@
 // Deterministic randomness: our own generator (SplitMix64) and our own normal sampler
 // (Box–Muller), so the same --seed gives the same numbers under libstdc++ and libc++
 // (std::normal_distribution is implementation-defined and differs between them).
+#include <cstddef>
 #include <cstdint>
 
 #include "tensor.h"
@@ -14,6 +15,10 @@ class Rng {
   std::uint64_t next_u64();  // SplitMix64
   double uniform();          // in [0, 1), 53 random bits
   double normal();           // N(0, 1), Box–Muller (both values of a pair are used)
+  // out[i] = std * normal() for i = 0 … n-1: exactly the numbers, and the generator state after,
+  // of that loop, but large fills are split across threads (SplitMix64's state after n steps is
+  // seed + n·γ, so each thread can start where the sequential loop would be).
+  void fill_normal(double* out, std::size_t n, double std);
 
  private:
   std::uint64_t state_;

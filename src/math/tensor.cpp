@@ -2,10 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include <fmt/format.h>
+
+#include "matmul.h"
+#include "parallel.h"
 
 namespace attn {
 
@@ -25,6 +36,18 @@ void require_same(const char* op, const Tensor& a, const Tensor& b) {
   if (a.shape != b.shape) shape_error(op, a.shape, b.shape, "shapes must be equal");
 }
 
+// glibc hands every block over 32 MiB (a (12, 1024, 1024) score tensor is 96 MiB) straight to
+// mmap and back to the kernel on free, so each new large tensor is a fresh run of page faults
+// and kernel page clearing: half the run time of `lesson mha --seq-len 1024`. Keep freed memory
+// in the process instead (it is reused by the next tensor; a lesson's peak is unchanged).
+#if defined(__GLIBC__)
+[[maybe_unused]] const bool kReuseFreedMemory = [] {
+  mallopt(M_MMAP_MAX, 0);                        // large blocks from the heap, not fresh mmaps
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);             // and do not hand the heap back on every free
+  return true;
+}();
+#endif
+
 }  // namespace
 
 std::size_t checked_numel(const Shape& shape) {
@@ -42,18 +65,55 @@ std::string shape_str(const Shape& shape) {
   return s + "]";
 }
 
-Tensor::Tensor(Shape s) : shape(std::move(s)) {
+namespace {
+
+std::size_t checked_size(const Shape& shape) {
   if (shape.empty() || shape.size() > 4)
     throw std::invalid_argument(fmt::format("Tensor: rank must be 1 to 4, got {}", shape_str(shape)));
   std::size_t n = checked_numel(shape);
   if (n == 0) throw std::length_error(fmt::format("Tensor: {} is empty or too large", shape_str(shape)));
+  return n;
+}
+
+// Fresh memory costs a page fault and a kernel page clear per 4 KiB on first touch; for a large
+// tensor that is most of the time its zero-fill takes. Have the kernel populate the pages up front,
+// on several threads (MADV_POPULATE_WRITE, Linux 5.14; elsewhere or on error a no-op).
+void prefault(const double* p, std::size_t n) {
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+  constexpr std::size_t kPage = 4096, kChunk = std::size_t{8} << 20;
+  auto begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) / kPage * kPage;
+  auto end = (reinterpret_cast<std::uintptr_t>(p + n)) / kPage * kPage;
+  if (end <= begin) return;
+  std::size_t chunks = (end - begin + kChunk - 1) / kChunk;
+  parallel_for(chunks, 1, [&](std::size_t c0, std::size_t c1) {
+    std::uintptr_t b = begin + c0 * kChunk, e = std::min<std::uintptr_t>(end, begin + c1 * kChunk);
+    ::madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);  // best effort
+  });
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+}  // namespace
+
+Tensor::Tensor(Shape s) : shape(std::move(s)) {
+  std::size_t n = checked_size(shape);
+  if (n >= (std::size_t{1} << 21)) {  // 16 MiB and up
+    data.reserve(n);
+    prefault(data.data(), n);
+  }
   data.assign(n, 0.0);
 }
 
-Tensor::Tensor(Shape s, std::vector<double> values) : Tensor(std::move(s)) {
-  if (values.size() != data.size())
+Tensor::Tensor(Shape s, std::vector<double> values) : shape(std::move(s)) {
+  std::size_t n = checked_size(shape);  // the same checks, without a zero-filled copy to discard
+  if (values.size() != n)
     throw std::invalid_argument(
-        fmt::format("Tensor: shape {} needs {} values, got {}", shape_str(shape), data.size(), values.size()));
+        fmt::format("Tensor: shape {} needs {} values, got {}", shape_str(shape), n, values.size()));
   data = std::move(values);
 }
 
@@ -66,30 +126,31 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (!vec) require_rank("matmul", a, 2);
   std::size_t M = vec ? 1 : a.dim(0), K = vec ? a.dim(0) : a.dim(1), N = b.dim(1);
   if (b.dim(0) != K) shape_error("matmul", a.shape, b.shape, "inner dimensions must match");
+  if (K == 0 || a.numel() != M * K || b.numel() != K * N)
+    shape_error("matmul", a.shape, b.shape, "the inner dimension must be at least 1");
   Tensor out(vec ? Shape{N} : Shape{M, N});
-  // out[i][j] = Σ_k a[i][k] b[k][j], summed in order k = 0 … K-1 (so results never depend on
-  // the tiling). Rows of a are taken 8 at a time so each row of b is read once per tile, not
-  // once per row: at real sizes b is far larger than the cache.
-  constexpr std::size_t kTile = 8;
-  for (std::size_t i0 = 0; i0 < M; i0 += kTile) {
-    std::size_t i1 = std::min(M, i0 + kTile);
-    for (std::size_t k = 0; k < K; ++k) {
-      const double* brow = &b.data[k * N];
-      for (std::size_t i = i0; i < i1; ++i) {
-        double aik = a.data[i * K + k];
-        double* o = &out.data[i * N];
-        for (std::size_t j = 0; j < N; ++j) o[j] += aik * brow[j];
-      }
-    }
-  }
+  // out[i][j] = Σ_k a[i][k] b[k][j], summed in order k = 0 … K-1 from 0.0, a multiply then an
+  // add, so results never depend on the tiling or the thread count (see matmul.h).
+  gemm(a.data.data(), b.data.data(), out.data.data(), M, N, K);
   return out;
 }
 
 Tensor transpose(const Tensor& a) {
   require_rank("transpose", a, 2);
-  Tensor out({a.dim(1), a.dim(0)});
-  for (std::size_t i = 0; i < a.dim(0); ++i)
-    for (std::size_t j = 0; j < a.dim(1); ++j) out(j, i) = a(i, j);
+  std::size_t R = a.dim(0), C = a.dim(1);
+  Tensor out({C, R});
+  // in 32 x 32 blocks, so that both the rows read and the columns written stay in cache
+  constexpr std::size_t kBlock = 32;
+  const double* src = a.data.data();
+  double* dst = out.data.data();
+  for (std::size_t i0 = 0; i0 < R; i0 += kBlock) {
+    std::size_t i1 = std::min(R, i0 + kBlock);
+    for (std::size_t j0 = 0; j0 < C; j0 += kBlock) {
+      std::size_t j1 = std::min(C, j0 + kBlock);
+      for (std::size_t i = i0; i < i1; ++i)
+        for (std::size_t j = j0; j < j1; ++j) dst[j * R + i] = src[i * C + j];
+    }
+  }
   return out;
 }
 
@@ -164,21 +225,26 @@ Tensor softmax_rows(const Tensor& scores) {
   // scores is (..., N); each row of N becomes a probability distribution
   std::size_t N = scores.shape.back();
   Tensor out = scores;
-  for (std::size_t r = 0; r < out.numel() / N; ++r) {
-    double* row = &out.data[r * N];
-    // pass 1: the row max (masked entries are -inf and never the max of a valid row)
-    double maxval = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < N; ++j) maxval = std::max(maxval, row[j]);
-    if (std::isinf(maxval) && maxval < 0) throw std::invalid_argument("softmax_rows: a row is fully masked");
-    // pass 2: exp(x - max) and their sum; exp(-inf) is exactly 0
-    double sum = 0.0;
-    for (std::size_t j = 0; j < N; ++j) {
-      row[j] = std::isinf(row[j]) ? 0.0 : std::exp(row[j] - maxval);
-      sum += row[j];
+  std::size_t rows = out.numel() / N;
+  // rows are independent: split them across threads (each row's arithmetic is unchanged)
+  std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 14) / N);
+  parallel_for(rows, grain, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      double* row = &out.data[r * N];
+      // pass 1: the row max (masked entries are -inf and never the max of a valid row)
+      double maxval = -std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < N; ++j) maxval = std::max(maxval, row[j]);
+      if (std::isinf(maxval) && maxval < 0) throw std::invalid_argument("softmax_rows: a row is fully masked");
+      // pass 2: exp(x - max) and their sum; exp(-inf) is exactly 0
+      double sum = 0.0;
+      for (std::size_t j = 0; j < N; ++j) {
+        row[j] = std::isinf(row[j]) ? 0.0 : std::exp(row[j] - maxval);
+        sum += row[j];
+      }
+      // pass 3: normalize
+      for (std::size_t j = 0; j < N; ++j) row[j] /= sum;
     }
-    // pass 3: normalize
-    for (std::size_t j = 0; j < N; ++j) row[j] /= sum;
-  }
+  });
   return out;
 }
 
@@ -194,7 +260,7 @@ Tensor split_heads(const Tensor& x, std::size_t n_heads) {
   Tensor out({n_heads, T, Dh});
   for (std::size_t h = 0; h < n_heads; ++h)
     for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t d = 0; d < Dh; ++d) out(h, t, d) = x(t, h * Dh + d);
+      std::copy_n(&x.data[t * HD + h * Dh], Dh, &out.data[(h * T + t) * Dh]);
   return out;
 }
 
@@ -203,9 +269,9 @@ Tensor merge_heads(const Tensor& x) {
   require_rank("merge_heads", x, 3);
   std::size_t H = x.dim(0), T = x.dim(1), Dh = x.dim(2);
   Tensor out({T, H * Dh});
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t d = 0; d < Dh; ++d) out(t, h * Dh + d) = x(h, t, d);
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t h = 0; h < H; ++h)
+      std::copy_n(&x.data[(h * T + t) * Dh], Dh, &out.data[t * H * Dh + h * Dh]);
   return out;
 }
 
@@ -236,8 +302,7 @@ Tensor col_block(const Tensor& w, std::size_t i, std::size_t width) {
   if (width == 0 || (i + 1) * width > w.dim(1))
     throw std::invalid_argument(fmt::format("col_block: block {} of width {} outside {}", i, width, shape_str(w.shape)));
   Tensor out({w.dim(0), width});
-  for (std::size_t r = 0; r < w.dim(0); ++r)
-    for (std::size_t c = 0; c < width; ++c) out(r, c) = w(r, i * width + c);
+  for (std::size_t r = 0; r < w.dim(0); ++r) std::copy_n(&w.data[r * w.dim(1) + i * width], width, &out.data[r * width]);
   return out;
 }
 
@@ -262,8 +327,7 @@ Tensor concat_cols(const std::vector<Tensor>& parts) {
   Tensor out({T, C});
   std::size_t c0 = 0;
   for (const Tensor& p : parts) {
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < p.dim(1); ++c) out(t, c0 + c) = p(t, c);
+    for (std::size_t t = 0; t < T; ++t) std::copy_n(&p.data[t * p.dim(1)], p.dim(1), &out.data[t * C + c0]);
     c0 += p.dim(1);
   }
   return out;

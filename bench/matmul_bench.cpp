@@ -1,0 +1,35 @@
+// attnlab_bench: times attn::gemm on (M, K) @ (K, N) with given threads; prints GFLOP/s.
+// Built only on request: cmake --build build --target attnlab_bench
+//   build/attnlab_bench [M K N threads reps]   (default 1024 768 768 1 5)
+// Prints the best and median of `reps` runs, counting 2·M·N·K flops per product.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "matmul.h"
+#include "parallel.h"
+#include "random.h"
+
+int main(int argc, char** argv) {
+  auto arg = [&](int i, std::size_t def) { return argc > i ? std::strtoull(argv[i], nullptr, 10) : def; };
+  std::size_t M = arg(1, 1024), K = arg(2, 768), N = arg(3, 768), threads = arg(4, 1), reps = arg(5, 5);
+  attn::set_threads(threads);
+  attn::Rng rng(1);
+  std::vector<double> a(M * K), b(K * N), c(M * N);
+  rng.fill_normal(a.data(), a.size(), 1.0);
+  rng.fill_normal(b.data(), b.size(), 1.0);
+  attn::gemm(a.data(), b.data(), c.data(), M, N, K);  // warm-up
+  std::vector<double> secs;
+  for (std::size_t r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    attn::gemm(a.data(), b.data(), c.data(), M, N, K);
+    secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(secs.begin(), secs.end());
+  double flops = 2.0 * M * N * K;
+  std::printf("attnlab gemm %zux%zux%zu threads=%zu kernel=%s best %.4f s (%.2f GFLOP/s) median %.4f s (%.2f GFLOP/s) checksum %.17g\n",
+              M, K, N, threads, attn::gemm_kernel_name(), secs.front(), flops / secs.front() / 1e9, secs[secs.size() / 2],
+              flops / secs[secs.size() / 2] / 1e9, c[0] + c[c.size() - 1]);
+}

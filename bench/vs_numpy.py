@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Driver and numpy workloads for bench/vs_numpy.sh (run that; it documents the comparison).
+
+  vs_numpy.py drive --openblas DIR      run every comparison, interleaved, and print a report
+  vs_numpy.py np-matmul M K N REPS      numpy float64 matmul: prints best seconds and GFLOP/s
+  vs_numpy.py np-mha D H T              numpy doing the mha lesson's math (RNG included)
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ATTNLAB = os.path.join(ROOT, "build", "attnlab")
+BENCH = os.path.join(ROOT, "build", "attnlab_bench")
+
+
+def blas_in_use():
+    """The BLAS shared library this process has mapped (numpy loads it on import)."""
+    libs = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            if "blas" in path or "lapack" in path:
+                libs.add(os.path.realpath(path))
+    return ", ".join(sorted(libs)) or "none found"
+
+
+def np_matmul(m, k, n, reps):
+    import numpy as np
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    a @ b  # warm-up
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t0)
+    print(f"seconds {best:.6f} gflops {2.0 * m * n * k / best / 1e9:.3f} blas {blas_in_use()}")
+
+
+def np_mha(d, h, t):
+    t_start = time.perf_counter()
+    import numpy as np
+    dk = d // h
+    rng = np.random.default_rng(42)
+    x = rng.standard_normal((t, d))
+    w_q, w_k, w_v, w_o = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(4))
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    direct = [x @ w_q[:, i * dk:(i + 1) * dk] for i in range(h)]  # the per-head check
+    qh = np.ascontiguousarray(q.reshape(t, h, dk).transpose(1, 0, 2))
+    kh = np.ascontiguousarray(k.reshape(t, h, dk).transpose(1, 0, 2))
+    vh = np.ascontiguousarray(v.reshape(t, h, dk).transpose(1, 0, 2))
+    scores = (qh @ kh.transpose(0, 2, 1)) * (1.0 / np.sqrt(dk))
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    heads = weights @ vh
+    concat = np.ascontiguousarray(heads.transpose(1, 0, 2)).reshape(t, d)
+    out = concat @ w_o
+    contributions = np.stack([heads[i] @ w_o[i * dk:(i + 1) * dk] for i in range(h)])
+    head_sum = contributions.sum(axis=0)
+    check = float(np.abs(head_sum - out).max()) + float(np.abs(direct[0] - qh[0]).max())
+    print(f"seconds {time.perf_counter() - t_start:.6f} check {check:.3g} blas {blas_in_use()}")
+
+
+def run(cmd, env=None, stdout=subprocess.DEVNULL):
+    """Runs cmd; returns (wall s, cpu s = user + sys of the child, peak RSS MiB, stdout text)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=full_env, stdout=subprocess.PIPE if stdout is None else stdout)
+    out = proc.stdout.read().decode() if stdout is None else ""
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        sys.exit(f"failed ({status}): {' '.join(cmd)}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, out
+
+
+def stats(xs):
+    return min(xs), statistics.median(xs), max(xs)
+
+
+def fmt3(xs, unit="s", digits=3):
+    lo, med, hi = stats(xs)
+    return f"min {lo:.{digits}f} / median {med:.{digits}f} / max {hi:.{digits}f} {unit}"
+
+
+def interleaved(contenders, reps):
+    """contenders: {name: zero-arg function returning a dict of measurements}; runs them in turn."""
+    results = {name: [] for name in contenders}
+    for _ in range(reps):
+        for name, f in contenders.items():
+            results[name].append(f())
+    return results
+
+
+def column(rows, key):
+    return [r[key] for r in rows]
+
+
+def drive(openblas):
+    reps = int(os.environ.get("REPS", "5"))
+    base = os.environ.get("ATTNLAB_BASE")
+    np_env = {"LD_LIBRARY_PATH": openblas}
+    me = [sys.executable, os.path.abspath(__file__)]
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; runs per contender: {reps}")
+    _, _, _, blas = run(me + ["np-matmul", "8", "8", "8", "1"], np_env, stdout=None)
+    print(f"numpy BLAS: {blas.split('blas ', 1)[1].strip()}")
+
+    def parse(out, key):
+        words = out.split()
+        return float(words[words.index(key) + 1])
+
+    # (a) the kernel alone
+    print("\n(a) matmul (1024, 768) @ (768, 768), float64, GFLOP/s (best of 5 products per process)")
+    contenders = {}
+    for t in (1, 2):
+        contenders[f"attnlab {t} thread"] = (lambda t=t: {"g": float(run([BENCH, "1024", "768", "768", str(t), "5"], stdout=None)[3].split("(")[1].split()[0])})
+        contenders[f"OpenBLAS {t} thread"] = (lambda t=t: {"g": parse(run(me + ["np-matmul", "1024", "768", "768", "5"], dict(np_env, OPENBLAS_NUM_THREADS=str(t)), stdout=None)[3], "gflops")})
+    res = interleaved(contenders, reps)
+    for name, rows in res.items():
+        print(f"  {name:20s} {fmt3(column(rows, 'g'), 'GFLOP/s', 1)}")
+    for t in (1, 2):
+        a, o = statistics.median(column(res[f"attnlab {t} thread"], "g")), statistics.median(column(res[f"OpenBLAS {t} thread"], "g"))
+        print(f"  {t} thread: attnlab / OpenBLAS = {a / o:.2f} (medians)")
+
+    # (b) a whole lesson at real size
+    print("\n(b) mha d_model 768, 12 heads, seq_len 1024 (whole process; attnlab default threads, OpenBLAS 2 threads)")
+    mha = ["lesson", "mha", "--d-model", "768", "--heads", "12", "--seq-len", "1024"]
+    contenders = {"attnlab": lambda: dict(zip("wcr", run([ATTNLAB] + mha)[:3]))}
+    if base:
+        contenders["attnlab (base)"] = lambda: dict(zip("wcr", run([base] + mha)[:3]))
+    contenders["numpy+OpenBLAS"] = lambda: dict(zip("wcr", run(me + ["np-mha", "768", "12", "1024"], dict(np_env, OPENBLAS_NUM_THREADS="2"))[:3]))
+    res = interleaved(contenders, reps)
+    for name, rows in res.items():
+        print(f"  {name:16s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {statistics.median(column(rows, 'r')):.0f} MiB")
+    for name in res:
+        if name != "numpy+OpenBLAS":
+            print(f"  {name} / numpy: wall {statistics.median(column(res[name], 'w')) / statistics.median(column(res['numpy+OpenBLAS'], 'w')):.2f}, "
+                  f"CPU {statistics.median(column(res[name], 'c')) / statistics.median(column(res['numpy+OpenBLAS'], 'c')):.2f} (medians)")
+
+    # (c) the JSON trace
+    print("\n(c) mha 768/12/512: --json FILE vs no JSON")
+    small = ["lesson", "mha", "--d-model", "768", "--heads", "12", "--seq-len", "512"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        bins = {"attnlab": ATTNLAB}
+        if base:
+            bins["attnlab (base)"] = base
+        contenders = {}
+        for name, b in bins.items():
+            contenders[f"{name} no JSON"] = (lambda b=b: dict(zip("wcr", run([b] + small)[:3])))
+            contenders[f"{name} --json"] = (lambda b=b: dict(zip("wcr", run([b] + small + ["--json", path])[:3])))
+        res = interleaved(contenders, reps)
+        size_mb = os.path.getsize(path) / 1e6
+        print(f"  JSON file: {size_mb:.1f} MB")
+        for name, rows in res.items():
+            print(f"  {name:24s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {fmt3(column(rows, 'r'), 'MiB', 0)}")
+        for name in bins:
+            extra = statistics.median(column(res[f"{name} --json"], "w")) - statistics.median(column(res[f"{name} no JSON"], "w"))
+            extra_rss = statistics.median(column(res[f"{name} --json"], "r")) - statistics.median(column(res[f"{name} no JSON"], "r"))
+            rate = f"{size_mb / extra:.0f} MB/s" if extra > 0 else "n/a (within noise)"
+            print(f"  {name}: JSON adds {extra:.3f} s wall ({rate}) and {extra_rss:.0f} MiB peak RSS (medians)")
+
+    # (d) the largest FFN
+    print("\n(d) swiglu d_model 4096, d_ff 11008")
+    sw = ["lesson", "swiglu", "--d-model", "4096", "--d-ff", "11008"]
+    contenders = {"attnlab": lambda: dict(zip("wcr", run([ATTNLAB] + sw)[:3]))}
+    if base:
+        contenders["attnlab (base)"] = lambda: dict(zip("wcr", run([base] + sw)[:3]))
+    res = interleaved(contenders, max(1, reps // 2 + 1))
+    for name, rows in res.items():
+        print(f"  {name:16s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {statistics.median(column(rows, 'r')):.0f} MiB")
+
+    # (e) start-up cost
+    print("\n(e) the default lesson vs --version (20 runs each)")
+    contenders = {"attnlab --version": lambda: {"w": run([ATTNLAB, "--version"])[0]},
+                  "attnlab lesson mha": lambda: {"w": run([ATTNLAB, "lesson", "mha"])[0]}}
+    res = interleaved(contenders, 20)
+    for name, rows in res.items():
+        print(f"  {name:20s} wall {fmt3([1000 * w for w in column(rows, 'w')], 'ms', 2)}")
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "drive":
+        drive(sys.argv[sys.argv.index("--openblas") + 1])
+    elif len(sys.argv) == 6 and sys.argv[1] == "np-matmul":
+        np_matmul(*(int(x) for x in sys.argv[2:]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "np-mha":
+        np_mha(*(int(x) for x in sys.argv[2:]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

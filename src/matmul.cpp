@@ -1,0 +1,307 @@
+// The blocked matmul kernel (see matmul.h). The loop nest is the classic one (Goto/BLIS):
+//   for each NC-wide column block of B:
+//     for each KC-deep slice of k:      pack B[k-slice, column block] into NR-wide panels
+//       for each MC-tall row block of A: pack A[row block, k-slice] into MR-tall panels
+//         for each panel pair:           the MR x NR micro-kernel over the k-slice
+// A k-slice after the first continues the sums already stored in C (a double stored and loaded
+// back is the same double), so every output is still  0.0 + a0*b0 + a1*b1 + … in k order.
+#include "matmul.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define ATTNLAB_X86 1
+#endif
+
+#include "parallel.h"
+
+namespace attn {
+
+namespace {
+
+constexpr std::size_t MR = 6;     // rows of the micro-tile
+constexpr std::size_t NR = 8;     // columns of the micro-tile (two AVX2 vectors)
+constexpr std::size_t KC = 256;   // k-slice: an A panel (MR*KC) and a B panel (KC*NR) stay in L1
+constexpr std::size_t MC = 96;    // rows per packed A block (MC*KC doubles = 192 KiB, in L2)
+constexpr std::size_t NC = 2048;  // columns per packed B block (KC*NC doubles = 4 MiB, in L3)
+static_assert(MC % MR == 0 && NC % NR == 0);
+
+// Below this many multiply-adds the plain loop wins (no packing, no threads).
+constexpr std::size_t kSmallWork = std::size_t{1} << 15;
+// Fewer rows than this go through gemm_few_rows (no packing).
+constexpr std::size_t kFewRows = 4;
+// Each extra thread must get at least this many multiply-adds to pay for starting it.
+constexpr std::size_t kWorkPerThread = std::size_t{1} << 19;
+
+// The micro-kernel: c (MR rows, stride ldc) = first ? a·b : c + a·b over kc steps, where
+// a is a packed A panel (a[k*MR + r]) and b a packed B panel (b[k*NR + j]).
+using Kernel = void (*)(std::size_t kc, const double* a, const double* b, double* c, std::size_t ldc, bool first);
+
+void kernel_portable(std::size_t kc, const double* a, const double* b, double* c, std::size_t ldc, bool first) {
+  double acc[MR][NR];
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t j = 0; j < NR; ++j) acc[r][j] = first ? 0.0 : c[r * ldc + j];
+  for (std::size_t k = 0; k < kc; ++k) {
+    const double* ak = a + k * MR;
+    const double* bk = b + k * NR;
+    for (std::size_t r = 0; r < MR; ++r) {
+      double ar = ak[r];
+      for (std::size_t j = 0; j < NR; ++j) {
+        double p = ar * bk[j];  // a separate multiply and add (never fused)
+        acc[r][j] = acc[r][j] + p;
+      }
+    }
+  }
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t j = 0; j < NR; ++j) c[r * ldc + j] = acc[r][j];
+}
+
+#ifdef ATTNLAB_X86
+// Twelve accumulators (6 rows x 2 vectors of 4 columns); each lane is one output element.
+// Only "avx2" is enabled here, never "fma": a multiply and an add, as in the plain loop.
+__attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const double* a, const double* b, double* c,
+                                                 std::size_t ldc, bool first) {
+  __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  if (first) {
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_pd();
+  } else {
+#define ATTNLAB_LOAD(r) \
+  c##r##0 = _mm256_loadu_pd(c + r * ldc); \
+  c##r##1 = _mm256_loadu_pd(c + r * ldc + 4);
+    ATTNLAB_LOAD(0) ATTNLAB_LOAD(1) ATTNLAB_LOAD(2) ATTNLAB_LOAD(3) ATTNLAB_LOAD(4) ATTNLAB_LOAD(5)
+#undef ATTNLAB_LOAD
+  }
+  for (std::size_t k = 0; k < kc; ++k) {
+    __m256d b0 = _mm256_load_pd(b);
+    __m256d b1 = _mm256_load_pd(b + 4);
+#define ATTNLAB_ROW(r)                                      \
+  {                                                         \
+    __m256d ar = _mm256_broadcast_sd(a + r);                \
+    c##r##0 = _mm256_add_pd(c##r##0, _mm256_mul_pd(ar, b0)); \
+    c##r##1 = _mm256_add_pd(c##r##1, _mm256_mul_pd(ar, b1)); \
+  }
+    ATTNLAB_ROW(0) ATTNLAB_ROW(1) ATTNLAB_ROW(2) ATTNLAB_ROW(3) ATTNLAB_ROW(4) ATTNLAB_ROW(5)
+#undef ATTNLAB_ROW
+    a += MR;
+    b += NR;
+  }
+#define ATTNLAB_STORE(r)                    \
+  _mm256_storeu_pd(c + r * ldc, c##r##0); \
+  _mm256_storeu_pd(c + r * ldc + 4, c##r##1);
+  ATTNLAB_STORE(0) ATTNLAB_STORE(1) ATTNLAB_STORE(2) ATTNLAB_STORE(3) ATTNLAB_STORE(4) ATTNLAB_STORE(5)
+#undef ATTNLAB_STORE
+}
+#endif
+
+struct Dispatch {
+  Kernel kernel = kernel_portable;
+  const char* name = "portable";
+  Dispatch() {
+#ifdef ATTNLAB_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+      kernel = kernel_avx2;
+      name = "avx2";
+    }
+#endif
+  }
+};
+
+const Dispatch& dispatch() {
+  static const Dispatch d;
+  return d;
+}
+
+// A 64-byte aligned scratch array that only grows.
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() { std::free(p_); }
+  double* get(std::size_t n) {
+    if (n > cap_) {
+      std::free(p_);
+      p_ = nullptr;
+      cap_ = 0;
+      std::size_t bytes = (n * sizeof(double) + 63) / 64 * 64;
+      p_ = static_cast<double*>(std::aligned_alloc(64, bytes));
+      if (p_ == nullptr) throw std::bad_alloc();
+      cap_ = n;
+    }
+    return p_;
+  }
+
+ private:
+  double* p_ = nullptr;
+  std::size_t cap_ = 0;
+};
+
+struct Workspace {
+  Scratch a, b;
+};
+
+// A[rows, kc] (row stride lda) -> MR-tall panels, a[panel][k][r], zero rows past `rows`.
+void pack_a(const double* A, std::size_t lda, std::size_t rows, std::size_t kc, double* out) {
+  for (std::size_t i0 = 0; i0 < rows; i0 += MR) {
+    std::size_t mr = std::min(MR, rows - i0);
+    for (std::size_t r = 0; r < MR; ++r) {
+      if (r < mr) {
+        const double* src = A + (i0 + r) * lda;
+        for (std::size_t k = 0; k < kc; ++k) out[k * MR + r] = src[k];
+      } else {
+        for (std::size_t k = 0; k < kc; ++k) out[k * MR + r] = 0.0;
+      }
+    }
+    out += MR * kc;
+  }
+}
+
+// B[kc, cols] (row stride ldb) -> NR-wide panels, b[panel][k][j], zero columns past `cols`.
+void pack_b(const double* B, std::size_t ldb, std::size_t kc, std::size_t cols, double* out) {
+  for (std::size_t j0 = 0; j0 < cols; j0 += NR) {
+    std::size_t nr = std::min(NR, cols - j0);
+    for (std::size_t k = 0; k < kc; ++k) {
+      const double* src = B + k * ldb + j0;
+      double* dst = out + k * NR;
+      if (nr == NR) {
+        std::memcpy(dst, src, NR * sizeof(double));
+      } else {
+        for (std::size_t j = 0; j < nr; ++j) dst[j] = src[j];
+        for (std::size_t j = nr; j < NR; ++j) dst[j] = 0.0;
+      }
+    }
+    out += NR * kc;
+  }
+}
+
+// C[m, n] (stride ldc) = A[m, K] (stride lda) @ B[K, n] (stride ldb), one thread.
+void gemm_block(Kernel kernel, Workspace& ws, const double* A, std::size_t lda, const double* B, std::size_t ldb,
+                double* C, std::size_t ldc, std::size_t m, std::size_t n, std::size_t K) {
+  double* bp = ws.b.get(std::min(K, KC) * ((std::min(n, NC) + NR - 1) / NR * NR));
+  double* ap = ws.a.get(std::min(K, KC) * ((std::min(m, MC) + MR - 1) / MR * MR));
+  alignas(64) double edge[MR * NR];
+  for (std::size_t jc = 0; jc < n; jc += NC) {
+    std::size_t nc = std::min(NC, n - jc);
+    for (std::size_t pc = 0; pc < K; pc += KC) {
+      std::size_t kc = std::min(KC, K - pc);
+      bool first = pc == 0;
+      pack_b(B + pc * ldb + jc, ldb, kc, nc, bp);
+      for (std::size_t ic = 0; ic < m; ic += MC) {
+        std::size_t mc = std::min(MC, m - ic);
+        pack_a(A + ic * lda + pc, lda, mc, kc, ap);
+        for (std::size_t jr = 0; jr < nc; jr += NR) {
+          std::size_t nr = std::min(NR, nc - jr);
+          const double* bpanel = bp + jr * kc;
+          for (std::size_t ir = 0; ir < mc; ir += MR) {
+            std::size_t mr = std::min(MR, mc - ir);
+            const double* apanel = ap + ir * kc;
+            double* c = C + (ic + ir) * ldc + jc + jr;
+            if (mr == MR && nr == NR) {
+              kernel(kc, apanel, bpanel, c, ldc, first);
+            } else {  // an edge tile: through a full-size buffer, only the valid part copied
+              if (!first)
+                for (std::size_t r = 0; r < mr; ++r)
+                  for (std::size_t j = 0; j < nr; ++j) edge[r * NR + j] = c[r * ldc + j];
+              kernel(kc, apanel, bpanel, edge, NR, first);
+              for (std::size_t r = 0; r < mr; ++r)
+                for (std::size_t j = 0; j < nr; ++j) c[r * ldc + j] = edge[r * NR + j];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void gemm_simple(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K) {
+  for (std::size_t i = 0; i < M; ++i) {
+    double* o = C + i * N;
+    std::fill(o, o + N, 0.0);
+    for (std::size_t k = 0; k < K; ++k) {
+      double aik = A[i * K + k];
+      const double* brow = B + k * N;
+      for (std::size_t j = 0; j < N; ++j) o[j] += aik * brow[j];
+    }
+  }
+}
+
+// Few rows (a vector times a matrix, a handful of tokens): B is read once, so packing it would
+// only double the memory traffic. Columns j0 … j1 in strips that keep the output rows in L1.
+void gemm_few_rows(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
+                   std::size_t j0, std::size_t j1) {
+  constexpr std::size_t kStrip = 512;
+  for (std::size_t jb = j0; jb < j1; jb += kStrip) {
+    std::size_t je = std::min(j1, jb + kStrip);
+    for (std::size_t i = 0; i < M; ++i) std::fill(C + i * N + jb, C + i * N + je, 0.0);
+    for (std::size_t k = 0; k < K; ++k) {
+      const double* brow = B + k * N;
+      for (std::size_t i = 0; i < M; ++i) {
+        double aik = A[i * K + k];
+        double* o = C + i * N;
+        for (std::size_t j = jb; j < je; ++j) o[j] += aik * brow[j];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const char* gemm_kernel_name() { return dispatch().name; }
+
+void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K, GemmPath path) {
+  if (M == 0 || N == 0) return;
+  std::size_t work = M * N * K;  // sizes are capped far below overflow (kMaxTensorElements)
+  if (path == GemmPath::Simple || (path == GemmPath::Auto && work < kSmallWork)) {
+    gemm_simple(A, B, C, M, N, K);
+    return;
+  }
+  if (path == GemmPath::Auto && M < kFewRows) {  // columns split across threads, in whole strips of 8
+    std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
+    std::size_t units = (N + 7) / 8, chunks = std::min(threads, units);
+    parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce) {
+      for (std::size_t c = cb; c < ce; ++c)
+        gemm_few_rows(A, B, C, M, N, K, units * c / chunks * 8, std::min(N, units * (c + 1) / chunks * 8));
+    });
+    return;
+  }
+  Kernel kernel = path == GemmPath::BlockedPortable ? kernel_portable : dispatch().kernel;
+  std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
+  if (path == GemmPath::Blocked || path == GemmPath::BlockedPortable) threads = thread_count();  // tests: thread even tiny products
+  // Workspaces live with the calling thread and are reused by the next call.
+  thread_local std::vector<std::unique_ptr<Workspace>> caller_spaces;
+  auto& spaces = caller_spaces;  // a plain reference: inside the workers the name would be theirs
+  while (spaces.size() < threads) spaces.push_back(std::make_unique<Workspace>());
+  if (threads <= 1) {
+    gemm_block(kernel, *spaces[0], A, K, B, N, C, N, M, N, K);
+    return;
+  }
+  // Split the rows when there are at least as many as columns (each thread then packs all of B,
+  // the smaller operand to repeat), else the columns, in whole micro-tiles. Chunk c has its own
+  // workspace spaces[c].
+  bool by_rows = M >= N;
+  std::size_t unit = by_rows ? MR : NR;
+  std::size_t units = ((by_rows ? M : N) + unit - 1) / unit;
+  std::size_t chunks = std::min(threads, units);
+  parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce) {
+    for (std::size_t c = cb; c < ce; ++c) {
+      std::size_t u0 = units * c / chunks, u1 = units * (c + 1) / chunks;
+      Workspace& ws = *spaces[c];
+      if (by_rows) {
+        std::size_t r0 = u0 * MR, r1 = std::min(M, u1 * MR);
+        gemm_block(kernel, ws, A + r0 * K, K, B, N, C + r0 * N, N, r1 - r0, N, K);
+      } else {
+        std::size_t c0 = u0 * NR, c1 = std::min(N, u1 * NR);
+        gemm_block(kernel, ws, A, K, B + c0, N, C + c0, N, M, c1 - c0, K);
+      }
+    }
+  });
+}
+
+}  // namespace attn

@@ -1,0 +1,28 @@
+#pragma once
+// The matmul kernel behind attn::matmul: C (M, N) = A (M, K) @ B (K, N), all row-major and dense.
+// Every C[i][j] is computed as  s = 0.0; for k = 0 … K-1: s = s + A[i][k] * B[k][j]  — a separate
+// multiply and add, k in order — so the result is bit-for-bit that of the plain triple loop,
+// whatever the blocking, the instruction set or the thread count. Speed comes from packing B into
+// panels, a register-blocked micro-kernel vectorized across output columns (each SIMD lane is
+// one output element with its own in-order sum), an AVX2 path chosen at run time, and rows (or,
+// for few rows, columns) split across thread_count() threads.
+#include <cstddef>
+
+namespace attn {
+
+enum class GemmPath {
+  Auto,      // small products: the plain loop; 1-3 rows: the plain loop over column strips,
+             // threaded; else the blocked kernel, threaded
+  Simple,    // the plain loop (the reference the kernel must match)
+  Blocked,   // the packed, register-blocked kernel, threaded as thread_count() allows
+  BlockedPortable,  // the same with the portable micro-kernel even where AVX2 is available (tests)
+};
+
+// C must hold M*N numbers; it is overwritten (never read). M, N, K must be at least 1.
+void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
+          GemmPath path = GemmPath::Auto);
+
+// Which micro-kernel the blocked path uses on this machine: "avx2" or "portable".
+const char* gemm_kernel_name();
+
+}  // namespace attn

@@ -1,0 +1,317 @@
+// The fast paths against the plain loops they replace, bit for bit: the matmul kernel (packing,
+// micro-tiles, AVX2 or portable, any thread count), the parallel normal sampler, and the JSON
+// number formatter.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "matmul.h"
+#include "parallel.h"
+#include "random.h"
+#include "render/json_writer.h"
+#include "run_cli.h"
+#include "tensor.h"
+#include "trace.h"
+
+using namespace attn;
+
+namespace {
+
+// Restores the default thread count when a test ends, however it ends.
+struct ThreadsGuard {
+  ~ThreadsGuard() { set_threads(0); }
+};
+
+// The reference: for i, for j: s = 0; for k: s += a[i,k] * b[k,j].
+std::vector<double> plain(const std::vector<double>& a, const std::vector<double>& b, std::size_t M, std::size_t N,
+                          std::size_t K) {
+  std::vector<double> c(M * N);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      double s = 0.0;
+      for (std::size_t k = 0; k < K; ++k) s += a[i * K + k] * b[k * N + j];
+      c[i * N + j] = s;
+    }
+  return c;
+}
+
+// Values with every kind of rounding: wide exponents, signs, some exact zeros and -0.
+std::vector<double> awkward(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<double> v(n);
+  for (double& x : v) {
+    std::uint64_t r = rng.next_u64();
+    x = rng.normal() * std::ldexp(1.0, static_cast<int>(r % 41) - 20);
+    if (r % 37 == 0) x = 0.0;
+    if (r % 53 == 0) x = -0.0;
+  }
+  return v;
+}
+
+bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+}
+
+void check_shape(std::size_t M, std::size_t N, std::size_t K) {
+  auto a = awkward(M * K, M * 1000003 + K), b = awkward(K * N, N * 7919 + K);
+  auto want = plain(a, b, M, N, K);
+  for (std::size_t threads : {1, 2, 3}) {
+    set_threads(threads);
+    for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked, GemmPath::BlockedPortable}) {
+      std::vector<double> got(M * N, 12345.0);  // never read: overwritten
+      gemm(a.data(), b.data(), got.data(), M, N, K, path);
+      INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path)
+                << " kernel=" << gemm_kernel_name());
+      CHECK(same_bits(got, want));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the matmul kernel equals the plain loop bit for bit at awkward shapes", "[matmul]") {
+  ThreadsGuard guard;
+  std::size_t shapes[][3] = {
+      {1, 1, 1},    {7, 13, 11},  {97, 101, 89}, {6, 8, 256},   {5, 7, 257},  {13, 17, 300}, {2, 3, 1},
+      {1, 50, 40},  {3, 5, 1000}, {1, 9, 1},     {200, 3, 70},  {4, 300, 20}, {96, 2048, 3}, {97, 2049, 257},
+      {12, 11, 10}, {2, 1, 600},  {300, 300, 1}, {61, 29, 513}, {1, 3001, 700}, {3, 1027, 400}, {2, 530, 90},
+  };
+  for (auto& s : shapes) check_shape(s[0], s[1], s[2]);
+}
+
+TEST_CASE("matmul keeps -0, inf and NaN where the plain loop has them", "[matmul]") {
+  ThreadsGuard guard;
+  std::size_t M = 13, N = 19, K = 23;
+  auto a = awkward(M * K, 1), b = awkward(K * N, 2);
+  a[5] = std::numeric_limits<double>::infinity();
+  b[40] = std::numeric_limits<double>::quiet_NaN();
+  a[30] = -std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < K; ++k) a[7 * K + k] = -0.0;  // row 7: sums of -0 * x from +0.0
+  auto want = plain(a, b, M, N, K);
+  for (std::size_t threads : {1, 2, 3}) {
+    set_threads(threads);
+    for (GemmPath path : {GemmPath::Blocked, GemmPath::BlockedPortable}) {
+      std::vector<double> got(M * N);
+      gemm(a.data(), b.data(), got.data(), M, N, K, path);
+      CHECK(same_bits(got, want));
+    }
+  }
+}
+
+TEST_CASE("Tensor matmul at real sizes does not depend on the thread count", "[matmul]") {
+  ThreadsGuard guard;
+  Rng rng(5);
+  Tensor a = randn(rng, {130, 200}), b = randn(rng, {200, 70}), v = randn(rng, {200});
+  auto want = plain(a.data, b.data, 130, 70, 200);
+  auto want_v = plain(v.data, b.data, 1, 70, 200);
+  for (std::size_t threads : {1, 2, 3, 7}) {
+    set_threads(threads);
+    CHECK(same_bits(matmul(a, b).data, want));
+    Tensor mv = matmul(v, b);  // rank-1 a is (1, K)
+    CHECK(mv.shape == Shape{70});
+    CHECK(same_bits(mv.data, want_v));
+  }
+}
+
+TEST_CASE("matmul refuses K = 0 naming both shapes", "[matmul]") {
+  Tensor a, b;
+  a.shape = {3, 0};
+  b.shape = {0, 4};
+  CHECK_THROWS_AS(matmul(a, b), std::invalid_argument);
+  CHECK_THROWS_WITH(matmul(a, b), Catch::Contains("[3, 0]") && Catch::Contains("[0, 4]"));
+}
+
+TEST_CASE("set_threads and parallel_for cover every index once", "[matmul]") {
+  ThreadsGuard guard;
+  for (std::size_t threads : {1, 2, 3, 5}) {
+    set_threads(threads);
+    CHECK(thread_count() == threads);
+    std::vector<int> seen(1001, 0);
+    parallel_for(seen.size(), 10, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) seen[i] += 1;
+    });
+    CHECK(std::count(seen.begin(), seen.end(), 1) == 1001);
+  }
+  set_threads(2);
+  CHECK_THROWS_AS(parallel_for(100, 1, [](std::size_t b, std::size_t) {
+                    if (b > 0) throw std::runtime_error("chunk");
+                  }),
+                  std::runtime_error);
+  set_threads(0);
+  CHECK(thread_count() >= 1);
+}
+
+TEST_CASE("transpose, split and merge heads move every number", "[matmul]") {
+  Rng rng(3);
+  Tensor x = randn(rng, {37, 45});
+  Tensor t = transpose(x);
+  CHECK(t.shape == Shape{45, 37});
+  bool ok = true;
+  for (std::size_t i = 0; i < 37; ++i)
+    for (std::size_t j = 0; j < 45; ++j) ok = ok && t(j, i) == x(i, j);
+  CHECK(ok);
+  Tensor h = split_heads(x, 5);
+  CHECK(h.shape == Shape{5, 37, 9});
+  for (std::size_t hd = 0; hd < 5; ++hd)
+    for (std::size_t r = 0; r < 37; ++r)
+      for (std::size_t d = 0; d < 9; ++d) ok = ok && h(hd, r, d) == x(r, hd * 9 + d);
+  CHECK(ok);
+  CHECK(merge_heads(h).data == x.data);
+}
+
+TEST_CASE("the parallel normal fill draws the sequential numbers and leaves the same state", "[random]") {
+  ThreadsGuard guard;
+  // sizes around the parallel threshold, odd and even, starting with and without a spare
+  for (std::size_t n : {1u, 2u, 3u, 16383u, 16384u, 16385u, 50001u, 50002u, 100000u}) {
+    for (int pre : {0, 1, 2}) {
+      Rng seq(99), par(99);
+      for (int i = 0; i < pre; ++i) {
+        seq.normal();
+        par.normal();
+      }
+      std::vector<double> want(n);
+      for (double& v : want) v = 0.7 * seq.normal();
+      for (std::size_t threads : {3u}) {
+        set_threads(threads);
+        std::vector<double> got(n);
+        Rng copy = par;
+        copy.fill_normal(got.data(), n, 0.7);
+        INFO("n=" << n << " pre=" << pre);
+        CHECK(same_bits(got, want));
+        // the generator continues exactly as the sequential one would
+        Rng after = seq;
+        for (int i = 0; i < 5; ++i) CHECK(copy.normal() == after.normal());
+        CHECK(copy.next_u64() == after.next_u64());
+      }
+    }
+  }
+  set_threads(2);
+  Rng a(7), b(7);
+  Tensor w = init_weight(a, 300, 200);
+  std::vector<double> want(60000);
+  for (double& v : want) v = (1.0 / std::sqrt(300.0)) * b.normal();
+  CHECK(same_bits(w.data, want));
+}
+
+namespace {
+
+// SplitMix64's mixer run backwards, to find a seed whose m-th draw is a chosen output.
+std::uint64_t unxorshift(std::uint64_t y, int shift) {
+  std::uint64_t x = y;
+  for (int i = 0; i < 64 / shift + 1; ++i) x = y ^ (x >> shift);
+  return x;
+}
+std::uint64_t inverse_odd(std::uint64_t c) {  // c * inverse == 1 mod 2^64
+  std::uint64_t inv = c;
+  for (int i = 0; i < 6; ++i) inv *= 2 - c * inv;
+  return inv;
+}
+std::uint64_t unmix(std::uint64_t y) {
+  std::uint64_t z = unxorshift(y, 31) * inverse_odd(0x94D049BB133111EBULL);
+  z = unxorshift(z, 27) * inverse_odd(0xBF58476D1CE4E5B9ULL);
+  return unxorshift(z, 30);
+}
+
+}  // namespace
+
+TEST_CASE("the parallel normal fill matches when a uniform is exactly 0 and is rejected", "[random]") {
+  ThreadsGuard guard;
+  const std::uint64_t gamma = 0x9E3779B97F4A7C15ULL;
+  // draw m (1-based) returns 0, so uniform() is 0.0: make it the u1 of pair 30000
+  std::uint64_t m = 2 * 30000 + 1;
+  std::uint64_t seed = unmix(0) - m * gamma;
+  {
+    Rng probe(seed + (m - 1) * gamma);
+    CHECK(probe.uniform() == 0.0);
+  }
+  for (int pre : {0, 1}) {
+    Rng seq(seed - static_cast<std::uint64_t>(pre) * 2 * gamma), par = seq;  // pre: start one pair earlier
+    std::vector<double> want(100001);
+    for (double& v : want) v = 1.5 * seq.normal();
+    set_threads(3);
+    std::vector<double> got(want.size());
+    par.fill_normal(got.data(), got.size(), 1.5);
+    CHECK(same_bits(got, want));
+    CHECK(par.normal() == seq.normal());
+    CHECK(par.next_u64() == seq.next_u64());
+  }
+}
+
+TEST_CASE("JSON numbers are fmt's shortest round-trip form", "[render]") {
+  ThreadsGuard guard;
+  std::vector<double> v = {0.0, -0.0, 1.0, -1.0, 0.1, 1e-5, 1e-4, 0.00012345, 1e15, 1e16, 123456789012345678.0,
+                           5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.30000000000000004, 100.0,
+                           -2.5e-7, 3.0e21, 9999999999999998.0, 999999999999999.9, 1e-100, 1e100, 1.5e300,
+                           9007199254740992.0, 123456.0, 0.001, 9.99e-5, 1e22, 1e23, 12.5, -0.5, 1234567.125,
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+  Rng rng(11);
+  for (int i = 0; i < 400000; ++i) {
+    std::uint64_t bits = rng.next_u64();
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    if (i % 4 == 1) x = rng.normal() * std::ldexp(1.0, i % 60 - 30);
+    if (i % 4 == 2) x = std::round(rng.normal() * std::pow(10.0, i % 19));  // whole numbers
+    if (i % 4 == 3) x = std::round(rng.normal() * 1e6) * std::pow(10.0, i % 40 - 20);  // few digits
+    v.push_back(x);
+  }
+  std::string want;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) want += ',';
+    want += std::isfinite(v[i]) ? fmt::format("{}", v[i]) : "null";
+  }
+  Recorder r("demo", Lang::En);
+  r.step("s", "title", "text");
+  r.tensor("x", Tensor({v.size()}, v), "m");
+  Trace trace = r.finish();
+  for (std::size_t threads : {1, 2, 3}) {
+    set_threads(threads);
+    std::string json = trace_to_json(trace);
+    CHECK(json.find("\"data\":[" + want + "]}") != std::string::npos);
+    // the streamed bytes are the string's
+    std::FILE* f = std::tmpfile();
+    REQUIRE(f != nullptr);
+    CHECK(write_trace_json(trace, f));
+    std::rewind(f);
+    std::string streamed(json.size() + 10, '\0');
+    streamed.resize(std::fread(streamed.data(), 1, streamed.size(), f));
+    std::fclose(f);
+    CHECK(streamed == json);
+  }
+}
+
+TEST_CASE("a JSON write that fails is reported", "[render]") {
+  std::FILE* full = std::fopen("/dev/full", "wb");
+  if (full == nullptr) return;  // not on this system
+  Recorder r("demo", Lang::En);
+  r.step("s", "title", "text");
+  r.tensor("x", Tensor({1000}), "m");
+  CHECK_FALSE(write_trace_json(r.finish(), full));
+  std::fclose(full);
+}
+
+TEST_CASE("lesson --json streams the same bytes to a file and to stdout, with any thread count", "[cli]") {
+  std::string path = "/tmp/attnlab_test_json_" + std::to_string(::getpid()) + ".json";
+  CliResult to_stdout = run_cli("lesson mha --d-model 64 --heads 4 --seq-len 40 --json -", "ATTNLAB_THREADS=1 ");
+  CliResult to_file = run_cli("lesson mha --d-model 64 --heads 4 --seq-len 40 --json " + path, "ATTNLAB_THREADS=3 ");
+  CHECK(to_stdout.code == 0);
+  CHECK(to_file.code == 0);
+  CHECK(to_file.out.empty());
+  CHECK(slurp(path) == to_stdout.out);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("lesson --json on a full disk is an error naming the flag and the path", "[cli]") {
+  if (std::FILE* f = std::fopen("/dev/full", "wb")) std::fclose(f);
+  else return;  // no /dev/full here
+  CliResult r = run_cli("lesson mha --json /dev/full");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--json: writing '/dev/full' failed") != std::string::npos);
+}

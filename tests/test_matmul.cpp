@@ -15,7 +15,7 @@
 #include "matmul.h"
 #include "parallel.h"
 #include "random.h"
-#include "render/json_writer.h"
+#include "json_writer.h"
 #include "run_cli.h"
 #include "tensor.h"
 #include "trace.h"

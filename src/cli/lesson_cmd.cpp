@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "errors.h"
 #include "lesson.h"
+#include "parallel.h"
 #include "json_writer.h"
 #include "terminal.h"
 
@@ -23,6 +24,7 @@ namespace {
 struct LessonOptions {
   std::unique_ptr<LessonRun> lesson;  // the lesson's own options, bound to its flags
   std::int64_t seed = 42;       // --seed
+  std::optional<std::int64_t> threads;  // --threads (default: every core; never changes a number)
   std::string color = "auto";   // --color auto|always|never
   int precision = 4;            // --precision
   bool full = false;            // --full
@@ -78,6 +80,9 @@ void run_lesson(const LessonOptions& o) {
   if (o.precision < 0 || o.precision > 15)
     throw UsageError("cli.err.precision", {{"flag", "--precision"}, {"value", o.precision}});
   if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});
+  if (o.threads && (*o.threads < 1 || *o.threads > 1024))
+    throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
+  if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
   bool color = use_color(o.color);  // validated even when writing JSON
   Trace trace = o.lesson->run(RunContext{run_lang(), o.seed});
   if (o.json) {
@@ -103,6 +108,7 @@ void setup_lesson(CLI::App& root) {
     CliBinder binder(sub);
     opts->lesson->bind(binder);
     sub->add_option("--precision", opts->precision, t("cli.opt.precision"));
+    sub->add_option("--threads", opts->threads, t("cli.opt.threads"));
     add_lang_option(sub);
     sub->add_option("--color", opts->color, t("cli.opt.color"));
     sub->add_flag("--full", opts->full, t("cli.opt.full"));

@@ -38,6 +38,8 @@ std::string embedded_cli_message(const Msg& m, const attn::Lang& lang) {
 }
 
 // "attnlab: error: …" in the run's language.
+int internal_failure(const std::string& what, const attn::Lang& lang);
+
 int usage_failure(const Msg& m, const attn::Lang& lang) {
   std::fflush(stdout);
   std::string line;
@@ -47,6 +49,8 @@ int usage_failure(const Msg& m, const attn::Lang& lang) {
     line = text("cli.error_line", {{"message", message}});
   } catch (const attn::UsageError&) {
     line = embedded_cli_message(m, lang);
+  } catch (const std::exception& e) {
+    return internal_failure(e.what(), lang);
   }
   fmt::print(stderr, "attnlab: {}\n", line);
   return 2;

@@ -108,14 +108,14 @@ void write_output(const std::string& flag, const std::string& path, const std::s
 void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write) {
   if (path == "-") {
     std::fflush(stdout);
-    if (!write(stdout)) throw UsageError(fmt::format("{}: writing '{}' failed", flag, path));
+    if (!write(stdout)) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
     return;
   }
   std::FILE* out = std::fopen(path.c_str(), "wb");
-  if (out == nullptr) throw UsageError(fmt::format("{}: cannot write to '{}'", flag, path));
+  if (out == nullptr) throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
   bool ok = write(out);
   if (std::fclose(out) != 0) ok = false;
-  if (!ok) throw UsageError(fmt::format("{}: writing '{}' failed", flag, path));
+  if (!ok) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
 }
 
 }  // namespace attn::cli

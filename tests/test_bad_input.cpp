@@ -60,6 +60,8 @@ TEST_CASE("symmetry: training is capped so a lesson never hangs", "[bad-input][s
   rejects("lesson symmetry --steps 1000000", "--steps 1000000 is more than this lesson trains (at most 10000)");
   rejects("lesson symmetry --d-model 2048 --seq-len 64", "reduce --steps, --d-model or --seq-len");
   CHECK(run_cli("lesson symmetry --steps 10000").code == 0);
+  // The chapter's 768/12 runs (with the packed matmul; the default step shrinks to 64/768).
+  CHECK(run_cli("lesson symmetry --d-model 768 --heads 12").code == 0);
 }
 
 TEST_CASE("lessons: --x and --values past 1e6 are refused: no inf or nan printed as a result", "[bad-input][ffn][swiglu][gelu]") {

@@ -16,7 +16,7 @@ namespace {
 constexpr double kInitStd = 0.02;  // GPT-2's initialization: every weight N(0, 0.02²)
 // Training runs three times in full before anything prints: keep a lesson to seconds.
 constexpr std::size_t kMaxSteps = 10000;
-constexpr double kMaxWork = 5e9;  // multiply-adds over all three runs (~3 s on one core)
+constexpr double kMaxWork = 5e10;  // multiply-adds over all three runs (a few seconds with the packed matmul)
 
 struct Setup {
   std::size_t T, D, H, Dk, steps;
@@ -49,7 +49,9 @@ Setup resolve(const SymmetryOptions& c, std::size_t T) {
   if (H < 2) throw UsageError("symmetry.err.heads_min", {{"flag", "--heads"}});
   require_divisible(D, "--d-model", H, "--heads");
   std::size_t steps = positive(c.steps, 20, "--steps");
-  double lr = c.lr.value_or(1.0);
+  // The default step: 1 up to d_model 64, then 64 / d_model (the gradients grow with the width;
+  // at the chapter's 768 a step of 1 diverges).
+  double lr = c.lr.value_or(D <= 64 ? 1.0 : 64.0 / static_cast<double>(D));
   if (!std::isfinite(lr) || lr <= 0.0) throw UsageError("symmetry.err.lr", {{"flag", "--lr"}, {"value", lr}});
   require_fits({D, D}, "W_Q", "--d-model");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");

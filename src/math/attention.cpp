@@ -29,6 +29,18 @@ Tensor attention_scores(const Tensor& Q, const Tensor& K) {
   return scale(bmm_nt(Q, K), inv_sqrt_dk);                                 // (H, T, T)
 }
 
+HeadsAttention attend(Tensor scores, const Tensor& V_heads, bool causal) {
+  HeadsAttention a;
+  a.scores = causal ? causal_mask(scores) : std::move(scores);  // (H, T, T)
+  a.weights = softmax_rows(a.scores);                            // (H, T, T)
+  a.heads = bmm(a.weights, V_heads);                             // (H, T, Dv)
+  return a;
+}
+
+HeadsAttention multi_head_attention(const Tensor& Q_heads, const Tensor& K_heads, const Tensor& V_heads, bool causal) {
+  return attend(attention_scores(Q_heads, K_heads), V_heads, causal);  // scores (H, T, T)
+}
+
 AttentionPass grouped_attention(const Tensor& X, const Tensor& W_Q, const Tensor& W_K, const Tensor& W_V,
                                 const Tensor& W_O, std::size_t n_heads, std::size_t n_kv_heads, bool causal) {
   if (n_kv_heads == 0 || n_heads % n_kv_heads != 0)
@@ -45,10 +57,10 @@ AttentionPass grouped_attention(const Tensor& X, const Tensor& W_Q, const Tensor
   p.K_expanded = repeat_kv(p.K_heads, n_heads);  // (H, T, Dh)
   p.V_expanded = repeat_kv(p.V_heads, n_heads);  // (H, T, Dh)
   // pass 3: scores, mask, softmax, weighted sum of values — per head
-  p.scores = attention_scores(p.Q_heads, p.K_expanded);  // (H, T, T)
-  if (causal) p.scores = causal_mask(p.scores);
-  p.weights = softmax_rows(p.scores);         // (H, T, T)
-  p.heads = bmm(p.weights, p.V_expanded);     // (H, T, Dh)
+  HeadsAttention a = multi_head_attention(p.Q_heads, p.K_expanded, p.V_expanded, causal);
+  p.scores = std::move(a.scores);    // (H, T, T)
+  p.weights = std::move(a.weights);  // (H, T, T)
+  p.heads = std::move(a.heads);      // (H, T, Dh)
   // pass 4: concat and the output projection
   p.concat = merge_heads(p.heads);            // (T, H*Dh)
   p.output = matmul(p.concat, W_O);           // (T, D)

@@ -17,6 +17,19 @@ Tensor bmm_nt(const Tensor& a, const Tensor& b);
 Tensor attention_scores(const Tensor& Q, const Tensor& K);
 
 // Everything one attention layer computes, named as in the chapter.
+// The one attention core every lesson's attention goes through (mha, gqa/mqa, block, the
+// symmetry forward, MLA's naive path):
+//   attend: scores (H, T, T) before the mask, V heads (H, T, Dv) ->
+//           masked scores, weights = row softmax (masked entries exactly 0), heads = weights V
+//   multi_head_attention: the same with scores = Q_i K_iᵀ / √Dh from Q, K heads (H, T, Dh)
+struct HeadsAttention {
+  Tensor scores;   // (H, T, T), future positions -inf when causal
+  Tensor weights;  // (H, T, T)
+  Tensor heads;    // (H, T, Dv)
+};
+HeadsAttention attend(Tensor scores, const Tensor& V_heads, bool causal);
+HeadsAttention multi_head_attention(const Tensor& Q_heads, const Tensor& K_heads, const Tensor& V_heads, bool causal);
+
 struct AttentionPass {
   Tensor Q, K, V;                    // (T, H*Dh), (T, G*Dh), (T, G*Dh): the fused projections
   Tensor Q_heads, K_heads, V_heads;  // (H, T, Dh), (G, T, Dh), (G, T, Dh)

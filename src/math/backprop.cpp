@@ -12,8 +12,9 @@ MhaActs mha_forward(const Tensor& X, const MhaWeights& w, std::size_t n_heads) {
   a.Q_heads = split_heads(matmul(X, w.W_Q), n_heads);     // (H, T, Dh)
   a.K_heads = split_heads(matmul(X, w.W_K), n_heads);     // (H, T, Dh)
   a.V_heads = split_heads(matmul(X, w.W_V), n_heads);     // (H, T, Dh)
-  a.weights = softmax_rows(attention_scores(a.Q_heads, a.K_heads));  // (H, T, T)
-  a.concat = merge_heads(bmm(a.weights, a.V_heads));      // (T, H*Dh)
+  HeadsAttention h = multi_head_attention(a.Q_heads, a.K_heads, a.V_heads, false);
+  a.weights = std::move(h.weights);                       // (H, T, T)
+  a.concat = merge_heads(h.heads);                        // (T, H*Dh)
   a.output = matmul(a.concat, w.W_O);                     // (T, D)
   return a;
 }

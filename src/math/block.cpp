@@ -12,10 +12,10 @@ BlockPass transformer_block(const Tensor& x, const BlockWeights& w, std::size_t 
   p.Q = add_bias(matmul(p.ln1.out, w.W_Q), w.b_Q);                // (T, D)
   p.K = add_bias(matmul(p.ln1.out, w.W_K), w.b_K);                // (T, D)
   p.V = add_bias(matmul(p.ln1.out, w.W_V), w.b_V);                // (T, D)
-  Tensor scores = attention_scores(split_heads(p.Q, n_heads), split_heads(p.K, n_heads));  // (H, T, T)
-  if (causal) scores = causal_mask(scores);
-  p.weights = softmax_rows(scores);                                // (H, T, T)
-  p.concat = merge_heads(bmm(p.weights, split_heads(p.V, n_heads)));  // (T, D)
+  HeadsAttention a = multi_head_attention(split_heads(p.Q, n_heads), split_heads(p.K, n_heads),
+                                          split_heads(p.V, n_heads), causal);
+  p.weights = std::move(a.weights);                                // (H, T, T)
+  p.concat = merge_heads(a.heads);                                 // (T, D)
   p.attn_out = add_bias(matmul(p.concat, w.W_O), w.b_O);          // (T, D)
   // pass 2: the first residual connection
   p.resid1 = add(x, p.attn_out);                                  // (T, D)

@@ -75,10 +75,12 @@ MlaNaive mla_naive(const Tensor& X, const MlaWeights& w, const MlaDims& d, bool 
   Tensor K_heads = split_heads(n.K_C, d.H);  // (H, T, Dh)
   Tensor V_heads = split_heads(n.V_C, d.H);  // (H, T, Dh)
   Tensor content = bmm_nt(Q_heads, K_heads); // (H, T, T)
-  n.scores = finish_scores(add(content, rope_term(n.Q_R, n.K_R, d)),
-                           1.0 / std::sqrt(static_cast<double>(d.Dh + d.R)), causal);
-  n.weights = softmax_rows(n.scores);        // (H, T, T)
-  n.heads = bmm(n.weights, V_heads);         // (H, T, Dh)
+  HeadsAttention a = attend(scale(add(content, rope_term(n.Q_R, n.K_R, d)),
+                                  1.0 / std::sqrt(static_cast<double>(d.Dh + d.R))),
+                            V_heads, causal);
+  n.scores = std::move(a.scores);    // (H, T, T)
+  n.weights = std::move(a.weights);  // (H, T, T)
+  n.heads = std::move(a.heads);      // (H, T, Dh)
   n.concat = merge_heads(n.heads);           // (T, H*Dh)
   n.output = matmul(n.concat, w.W_O);        // (T, D)
   return n;

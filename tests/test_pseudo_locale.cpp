@@ -156,7 +156,8 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
   for (const char* args : {"list", "models", "params --model gpt2", "params --model deepseek-v3",
                            "params --model llama-3-8b", "kv-cache --model deepseek-v3 --seq-len 32768",
                            "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
-                           "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help"})
+                           "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help",
+                           "render --help"})
     check_no_leaks(args, allow);
 }
 
@@ -165,6 +166,35 @@ TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
   for (const char* args : {"lesson mha --heads 3", "lesson mha --d-model 0", "lesson nosuch", "nosuch",
                            "lesson gqa --heads 4 --kv-heads 3", "lesson mha --seed -1", "lesson mha --precision 20",
                            "kv-cache --model nosuch", "params --config /nonexistent", "lesson mha --tokens ''",
-                           "lesson mha --bogus", "lesson gelu --values x"})
+                           "lesson mha --bogus", "lesson gelu --values x", "render /nonexistent.json --text",
+                           "render /tmp --text", "render /nonexistent.json", "lesson mha --html /nonexistent/p.html"})
     check_no_leaks(args, allow);
+}
+
+TEST_CASE("pseudo-locale: the HTML pages' words come from the catalogs", "[catalog][qps][html]") {
+  for (const char* args : {"lesson mha", "lesson gelu", "lesson kv_memory", "params --model gpt2", "kv-cache --model deepseek-v3",
+                           "models"}) {
+    CliResult r = run_cli(std::string(args) + " --html - --lang qps");
+    INFO(args);
+    REQUIRE(r.code == 0);
+    // the visible text: no style sheet, no script, no tags (their attributes are not shown)
+    std::string page = r.out, shown;
+    for (const char* block : {"style", "script"}) {
+      std::string open = std::string("<") + block + ">", close = std::string("</") + block + ">";
+      for (std::size_t a = page.find(open); a != std::string::npos; a = page.find(open)) {
+        std::size_t b = page.find(close, a);
+        page.erase(a, (b == std::string::npos ? page.size() : b + close.size()) - a);
+      }
+    }
+    bool tag = false;
+    for (char ch : page) {
+      if (ch == '<') tag = true;
+      else if (ch == '>') tag = false, shown += ' ';
+      else if (!tag) shown += ch;
+    }
+    std::set<std::string> allow = std::string(args).rfind("lesson ", 0) == 0 ? lesson_allowlist(std::string(args).substr(7)) : base_allowlist();
+    std::vector<std::string> found = leaks(shown, allow);
+    for (const std::string& f : found) UNSCOPED_INFO("plain English: " << f);
+    CHECK(found.empty());
+  }
 }

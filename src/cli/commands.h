@@ -32,6 +32,7 @@ void setup_lesson(CLI::App& root);    // attnlab lesson NAME [options]
 void setup_models(CLI::App& root);    // attnlab models
 void setup_params(CLI::App& root);    // attnlab params
 void setup_kv_cache(CLI::App& root);  // attnlab kv-cache
+void setup_render(CLI::App& root);    // attnlab render TRACE.json (--html FILE | --text)
 
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).
@@ -45,6 +46,9 @@ void emit(const std::string& text);
 // Write text to FILE, or to stdout when FILE is "-"; a file that cannot be written is a
 // UsageError naming `flag` and the path.
 void write_output(const std::string& flag, const std::string& path, const std::string& text);
+// An HTML page to FILE (or stdout for "-"): written to a temporary file beside it and renamed,
+// so a failure never leaves half a page (src/cli/render_cmd.cpp).
+void write_page(const std::string& flag, const std::string& path, const std::string& page);
 // The same, streamed: write(FILE*) writes the bytes and returns false if a write failed.
 void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "html.h"
 #include "model_options.h"
 #include "errors.h"
 #include "models.h"
@@ -23,6 +24,7 @@ struct KvOptions {
   u64 seq_len = 4096, batch = 1, tp = 1, kv_heads = 0, latent = 0, rope = 0;
   std::string dtype = "bf16", weights_dtype = "bf16", compare, memory;
   bool json = false;
+  std::optional<std::string> html;  // --html FILE|-
 };
 
 std::string size_text(u64 bytes) {
@@ -69,6 +71,9 @@ std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& dt,
   return out + "\n";
 }
 
+// The bar charts of the report, for its --html page.
+std::vector<HtmlBarChart> g_page_charts;
+
 std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v, const Text& t) {
   std::string out = t("calc.kv.whatif", {{"n_h", w.n_h}, {"d_h", w.d_h}, {"l", w.l}}) + "\n";
   TextTable tb;
@@ -92,6 +97,7 @@ std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v,
   if (!w.mla_from_model)
     out += "  " + t("calc.kv.mla_row", {{"d_c", w.d_c}, {"d_R", w.d_R}, {"rule", w.d_c == 4 * w.d_h && w.d_R == w.d_h / 2}}) + "\n";
   out += "  " + t("calc.kv.vectors_note") + "\n";
+  g_page_charts.push_back({t("html.chart.kv_whatif"), bars});
   return out + "\n" + bar_chart(bars, 40) + "\n";
 }
 
@@ -186,6 +192,7 @@ std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
     tb.rows.push_back(row);
     bars.push_back({m.name, static_cast<double>(u.total_bytes), size_text(u.total_bytes)});
   }
+  g_page_charts.push_back({t("html.chart.kv_compare"), bars});
   return t("calc.kv.compare", {{"dtype", dt.name}, {"bytes", bytes_per_element_text(dt)}, {"seq_len", o.seq_len},
                                {"batch", o.batch}}) +
          "\n\n" + render_table(tb) + "\n" + bar_chart(bars, 40);
@@ -193,12 +200,17 @@ std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
 
 void run_kv(KvOptions o) {
   const Text& t = text();
+  if (o.html) o.json = false;  // the page shows the report as it prints
   Dtype dt = parse_dtype(o.dtype, "--dtype");
   if (o.seq_len == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--seq-len"}});
   if (o.batch == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--batch"}});
   if (!o.compare.empty()) {
     if (!o.src.model.empty() || !o.src.config.empty() || o.src.dims.d_model > 0) throw UsageError("calc.err.compare_alone");
-    emit(run_compare(o, dt, t));
+    std::string report = run_compare(o, dt, t);
+    if (o.html)
+      write_page("--html", *o.html, render_html_report({run_lang().code, t("html.report.kv_compare"), report, g_page_charts, t.all_of("render")}));
+    else
+      emit(report);
     return;
   }
   bool dims = o.src.dims.d_model > 0;
@@ -220,6 +232,11 @@ void run_kv(KvOptions o) {
   if (!o.memory.empty()) out += memory_section(m, o, dt, t);
   out += whatif_section(w, variants, t);
   out += mla_note(t);
+  if (o.html) {
+    write_page("--html", *o.html,
+               render_html_report({run_lang().code, t("html.report.kv_cache", {{"model", m.name}}), out, g_page_charts, t.all_of("render")}));
+    return;
+  }
   emit(out);
 }
 
@@ -241,6 +258,7 @@ void setup_kv_cache(CLI::App& root) {
   sub->add_option("--memory", opt->memory, t("calc.kv.opt.memory"));
   sub->add_option("--weights-dtype", opt->weights_dtype, t("calc.kv.opt.weights_dtype"));
   sub->add_flag("--json", opt->json, t("calc.kv.opt.json"));
+  sub->add_option("--html", opt->html, t("html.opt.html"));
   sub->callback([opt] { run_kv(*opt); });
 }
 

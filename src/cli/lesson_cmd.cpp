@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "lesson.h"
 #include "parallel.h"
+#include "html.h"
 #include "json_writer.h"
 #include "terminal.h"
 
@@ -29,6 +30,7 @@ struct LessonOptions {
   int precision = 4;            // --precision
   bool full = false;            // --full
   std::optional<std::string> json;  // --json FILE|-
+  std::optional<std::string> html;  // --html FILE|-
 };
 
 // Colour only for a terminal, unless asked: --color always/never win over NO_COLOR and isatty.
@@ -85,11 +87,12 @@ void run_lesson(const LessonOptions& o) {
   if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
   bool color = use_color(o.color);  // validated even when writing JSON
   Trace trace = o.lesson->run(RunContext{run_lang(), o.seed});
+  if (o.html) write_page("--html", *o.html, render_html(trace, HtmlOptions{o.precision}));
   if (o.json) {
     write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f); });
     return;
   }
-  emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));
+  if (!o.html) emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));
 }
 
 }  // namespace
@@ -113,6 +116,7 @@ void setup_lesson(CLI::App& root) {
     sub->add_option("--color", opts->color, t("cli.opt.color"));
     sub->add_flag("--full", opts->full, t("cli.opt.full"));
     sub->add_option("--json", opts->json, t("cli.opt.json"));
+    sub->add_option("--html", opts->html, t("html.opt.html"));
     sub->callback([opts] { run_lesson(*opts); });
     sub->footer([info] { return defaults_footer(*info); });
   }

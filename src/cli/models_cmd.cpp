@@ -4,6 +4,7 @@
 
 #include "catalog.h"
 #include "commands.h"
+#include "html.h"
 #include "models.h"
 #include "table.h"
 #include "text.h"
@@ -22,13 +23,14 @@ std::string attention_text(const ModelConfig& m, const Text& t) {
   return "";
 }
 
-void run_models() {
+void run_models(const std::optional<std::string>& html) {
   const Text& t = text();
   TextTable tb;
   tb.header = {t("calc.models.col.name"),   t("calc.models.col.attention"), t("calc.models.col.total"),
                t("calc.models.col.active"), t("calc.models.col.kv_bytes"),  t("calc.models.col.official")};
   tb.right = {false, false, true, true, true, false};
   Dtype bf16{"bf16", 16};
+  HtmlBarChart bars{t("html.chart.models"), {}};
   for (const auto& name : preset_names()) {
     ModelConfig m = load_preset(name);
     ParamReport r = count_params(m);
@@ -36,11 +38,16 @@ void run_models() {
     std::string official = m.official_total == 0             ? "-"
                            : m.official_total == r.total ? t("calc.models.exact")
                                                              : t("calc.models.differs");
+    bars.bars.push_back({name, static_cast<double>(r.total), with_commas_u(r.total)});
     tb.rows.push_back({name, attention_text(m, t), with_commas_u(r.total),
                        r.active == r.total ? "" : with_commas_u(r.active), with_commas_u(u.bytes_per_token), official});
   }
   std::string out = render_table(tb);
   out += "\n" + t("calc.models.footer") + "\n";
+  if (html) {
+    write_page("--html", *html, render_html_report({run_lang().code, t("html.report.models"), out, {bars}, t.all_of("render")}));
+    return;
+  }
   emit(out);
 }
 
@@ -49,7 +56,9 @@ void run_models() {
 void setup_models(CLI::App& root) {
   CLI::App* sub = root.add_subcommand("models", text()("calc.models.description"));
   add_lang_option(sub);
-  sub->callback([] { run_models(); });
+  auto html = std::make_shared<std::optional<std::string>>();
+  sub->add_option("--html", *html, text()("html.opt.html"));
+  sub->callback([html] { run_models(*html); });
 }
 
 }  // namespace attn::cli

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "html.h"
 #include "model_options.h"
 #include "models.h"
 #include "table.h"
@@ -17,6 +18,7 @@ namespace {
 struct ParamsOptions {
   ModelSource src;
   bool json = false;
+  std::optional<std::string> html;  // --html FILE|-
 };
 
 std::string pct(u64 part, u64 whole) {
@@ -135,6 +137,19 @@ std::string render_json(const ModelConfig& m, const ParamReport& r) {
 void run_params(const ParamsOptions& o) {
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   ParamReport r = count_params(m);
+  if (o.html) {
+    const Text& t = text();
+    HtmlBarChart bars{t("html.chart.params"), {{t("calc.params.row.embeddings"), static_cast<double>(r.embedding_total),
+                                                with_commas_u(r.embedding_total)}}};
+    for (const auto& lp : r.layers)
+      bars.bars.push_back({t("calc.params.layer", {{"moe", lp.moe}, {"n", lp.layers}}),
+                           static_cast<double>(lp.total * lp.layers), with_commas_u(lp.total * lp.layers)});
+    bars.bars.push_back({t("calc.params.row.head"), static_cast<double>(r.head_total), with_commas_u(r.head_total)});
+    write_page("--html", *o.html,
+               render_html_report({run_lang().code, t("html.report.params", {{"model", m.name}}), render_text(m, r, t),
+                                   {bars}, t.all_of("render")}));
+    return;
+  }
   emit(o.json ? render_json(m, r) : render_text(m, r, text()));
 }
 
@@ -147,6 +162,7 @@ void setup_params(CLI::App& root) {
   bind_model_source(sub, opt->src);
   sub->add_option("--kv-heads", opt->src.dims.kv_heads, t("calc.params.opt.kv_heads"));
   sub->add_flag("--json", opt->json, t("calc.params.opt.json"));
+  sub->add_option("--html", opt->html, t("html.opt.html"));
   sub->callback([opt] { run_params(*opt); });
 }
 

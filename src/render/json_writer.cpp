@@ -73,6 +73,40 @@ json scalar_json(const Scalar& v) {
   return std::isfinite(x) ? json(x) : json(nullptr);
 }
 
+// How the trace is shown, so that a saved trace renders as the run did (attnlab render): the
+// labels of config entries, steps' headings and value labels, tensors' row/column labels, block
+// word and heatmap flag. Only what is set is written.
+json view_json(const Trace& trace) {
+  json view = json::object();
+  json config = json::object();
+  for (const Value& v : trace.config)
+    if (!v.label.empty()) config[v.name] = v.label;
+  view["config_labels"] = config;
+  json steps = json::array();
+  for (const Step& s : trace.steps) {
+    json step = json::object();
+    if (!s.heading.empty()) step["heading"] = s.heading;
+    json labels = json::object();
+    for (const Value& v : s.values)
+      if (!v.label.empty()) labels[v.name] = v.label;
+    step["value_labels"] = labels;
+    steps.push_back(step);
+  }
+  view["steps"] = steps;
+  json tensors = json::object();
+  for (const std::string& name : trace.tensor_order) {
+    const Labels& l = trace.at(name).labels;
+    json t = json::object();
+    if (!l.rows.empty()) t["rows"] = l.rows;
+    if (!l.cols.empty()) t["cols"] = l.cols;
+    t["block"] = l.block;
+    if (l.heatmap) t["heatmap"] = true;
+    tensors[name] = t;
+  }
+  view["tensors"] = tensors;
+  return view;
+}
+
 // Everything but the tensors, through nlohmann: the document without its closing '}'.
 std::string head_json(const Trace& trace) {
   json doc;
@@ -111,6 +145,7 @@ std::string head_json(const Trace& trace) {
     steps.push_back(step);
   }
   doc["steps"] = steps;
+  doc["view"] = view_json(trace);
   std::string out = doc.dump();
   out.pop_back();  // the closing '}'
   return out;

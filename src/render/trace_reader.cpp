@@ -1,0 +1,218 @@
+#include "trace_reader.h"
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+
+namespace attn {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw UsageError("html.err.trace_invalid", {{"file", path}, {"what", what}});
+}
+
+const json& field(const json& obj, const char* key, const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end()) bad(path, key);
+  return *it;
+}
+
+std::string str(const json& j, const std::string& path, const std::string& what) {
+  if (!j.is_string()) bad(path, what);
+  return j.get<std::string>();
+}
+
+std::vector<std::string> strings(const json& j, const std::string& path, const std::string& what) {
+  if (!j.is_array()) bad(path, what);
+  std::vector<std::string> out;
+  for (const json& e : j) out.push_back(str(e, path, what));
+  return out;
+}
+
+Scalar scalar(const json& j, const std::string& path, const std::string& what) {
+  if (j.is_boolean()) return Bool{j.get<bool>()};
+  if (j.is_number_integer()) {
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) bad(path, what);
+    return j.get<std::int64_t>();
+  }
+  if (j.is_number_float()) return j.get<double>();
+  if (j.is_null()) return -std::numeric_limits<double>::infinity();  // what JSON cannot hold (a masked score)
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_array()) return strings(j, path, what);
+  bad(path, what);
+}
+
+std::vector<Value> values(const json& obj, const json* labels, const std::string& path, const std::string& what) {
+  if (!obj.is_object()) bad(path, what);
+  std::vector<Value> out;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    std::string label;
+    if (labels != nullptr && labels->is_object() && labels->contains(it.key())) label = str((*labels)[it.key()], path, what);
+    out.push_back({it.key(), scalar(it.value(), path, what + "." + it.key()), label});
+  }
+  return out;
+}
+
+}  // namespace
+
+Trace read_trace_json(const std::string& text, const std::string& path) {
+  // ordered: config, values and tensors keep the order they were written in
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) throw UsageError("html.err.trace_json", {{"file", path}});
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "attnlab.trace/1")
+    throw UsageError("html.err.trace_schema", {{"file", path}});
+  Trace tr;
+  tr.lesson = str(field(doc, "lesson", path), path, "lesson");
+  const auto& config = doc["config"];
+  if (!config.is_object()) bad(path, "config");
+  static const json kEmpty = json::object();
+  const json& view = doc.contains("view") ? doc["view"] : kEmpty;
+  if (!view.is_object()) bad(path, "view");
+  const json* config_labels = view.contains("config_labels") ? &view["config_labels"] : nullptr;
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    if (it.key() == "lang") {
+      std::string code = str(it.value(), path, "config.lang");
+      if (code.empty() || code.size() > 16) bad(path, "config.lang");
+      for (char c : code)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') bad(path, "config.lang");
+      tr.lang = Lang{code};
+      continue;
+    }
+    std::string label;
+    if (config_labels != nullptr && config_labels->is_object() && config_labels->contains(it.key()))
+      label = str((*config_labels)[it.key()], path, "view.config_labels");
+    tr.config.push_back({it.key(), scalar(it.value(), path, "config." + it.key()), label});
+  }
+  // tensors first, so that steps can be checked against them
+  const auto& tensors = doc["tensors"];
+  if (!tensors.is_object()) bad(path, "tensors");
+  const json& tview = view.contains("tensors") ? view["tensors"] : kEmpty;
+  std::size_t total = 0;
+  for (auto it = tensors.begin(); it != tensors.end(); ++it) {
+    const std::string& name = it.key();
+    const auto& t = it.value();
+    std::string what = "tensors." + name;
+    if (!t.is_object() || !t.contains("shape") || !t.contains("data") || !t["shape"].is_array() || !t["data"].is_array())
+      bad(path, what);
+    Shape shape;
+    std::size_t n = 1;
+    for (const auto& s : t["shape"]) {
+      if (!s.is_number_unsigned() || s.get<std::uint64_t>() == 0 || s.get<std::uint64_t>() > kMaxTraceNumbers) bad(path, what + ".shape");
+      shape.push_back(s.get<std::size_t>());
+      n *= shape.back();
+      if (n > kMaxTraceNumbers) bad(path, what + ".shape");
+    }
+    if (shape.empty() || t["data"].size() != n) bad(path, what + ".data");
+    total += n;
+    if (total > kMaxTraceNumbers) bad(path, what + ".data");
+    Tensor tensor(shape);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& x = t["data"][i];
+      if (x.is_null()) tensor.data[i] = -std::numeric_limits<double>::infinity();
+      else if (x.is_number()) tensor.data[i] = x.get<double>();
+      else bad(path, what + ".data");
+    }
+    TraceTensor tt{std::move(tensor), t.contains("meaning") ? str(t["meaning"], path, what + ".meaning") : "", Labels{}};
+    if (tview.is_object() && tview.contains(name)) {
+      const json& l = tview[name];
+      if (!l.is_object()) bad(path, "view." + what);
+      std::size_t R = shape.size() >= 2 ? shape[shape.size() - 2] : 1, C = shape.back();
+      if (l.contains("rows")) tt.labels.rows = strings(l["rows"], path, "view." + what + ".rows");
+      if (l.contains("cols")) tt.labels.cols = strings(l["cols"], path, "view." + what + ".cols");
+      if (l.contains("block")) tt.labels.block = str(l["block"], path, "view." + what + ".block");
+      if (l.contains("heatmap")) {
+        if (!l["heatmap"].is_boolean()) bad(path, "view." + what + ".heatmap");
+        tt.labels.heatmap = l["heatmap"].get<bool>();
+      }
+      if (!tt.labels.rows.empty() && tt.labels.rows.size() != R) bad(path, "view." + what + ".rows");
+      if (!tt.labels.cols.empty() && tt.labels.cols.size() != C) bad(path, "view." + what + ".cols");
+    }
+    tr.tensor_order.push_back(name);
+    tr.tensors.emplace(name, std::move(tt));
+  }
+  const auto& steps = doc["steps"];
+  if (!steps.is_array()) bad(path, "steps");
+  static const json kNone = json::array();
+  const json& sview = view.contains("steps") ? view["steps"] : kNone;
+  if (!sview.is_array()) bad(path, "view.steps");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const json& s = steps[i];
+    std::string what = "steps[" + std::to_string(i) + "]";
+    if (!s.is_object()) bad(path, what);
+    Step step;
+    step.id = str(field(s, "id", path), path, what + ".id");
+    step.title = str(field(s, "title", path), path, what + ".title");
+    step.text = str(field(s, "text", path), path, what + ".text");
+    step.tensors = strings(field(s, "tensors", path), path, what + ".tensors");
+    for (const std::string& name : step.tensors)
+      if (!tr.tensors.count(name)) bad(path, what + ".tensors");
+    const json* labels = nullptr;
+    if (i < sview.size() && sview[i].is_object()) {
+      if (sview[i].contains("heading")) step.heading = str(sview[i]["heading"], path, "view.steps.heading");
+      if (sview[i].contains("value_labels")) labels = &sview[i]["value_labels"];
+    }
+    if (s.contains("values")) step.values = values(s["values"], labels, path, what + ".values");
+    if (s.contains("tables")) {
+      if (!s["tables"].is_array()) bad(path, what + ".tables");
+      for (const json& t : s["tables"]) {
+        if (!t.is_object()) bad(path, what + ".tables");
+        Table table;
+        table.header = strings(field(t, "header", path), path, what + ".tables");
+        const json& rows = field(t, "rows", path);
+        if (!rows.is_array()) bad(path, what + ".tables");
+        for (const json& r : rows) {
+          if (!r.is_array()) bad(path, what + ".tables");
+          std::vector<Scalar> row;
+          for (const json& c : r) row.push_back(scalar(c, path, what + ".tables"));
+          table.rows.push_back(std::move(row));
+        }
+        step.tables.push_back(std::move(table));
+      }
+    }
+    if (s.contains("charts")) {
+      if (!s["charts"].is_array()) bad(path, what + ".charts");
+      for (const json& c : s["charts"]) {
+        if (!c.is_object()) bad(path, what + ".charts");
+        Chart chart{str(field(c, "title", path), path, what + ".charts"), str(field(c, "x", path), path, what + ".charts"),
+                    strings(field(c, "y", path), path, what + ".charts")};
+        auto rank1 = [&](const std::string& name) {
+          auto it = tr.tensors.find(name);
+          return it != tr.tensors.end() && it->second.tensor.rank() == 1;
+        };
+        if (!rank1(chart.x)) bad(path, what + ".charts");
+        for (const std::string& y : chart.y)
+          if (!rank1(y) || tr.tensors.at(y).tensor.numel() != tr.tensors.at(chart.x).tensor.numel()) bad(path, what + ".charts");
+        step.charts.push_back(std::move(chart));
+      }
+    }
+    if (s.contains("notes")) step.notes = strings(s["notes"], path, what + ".notes");
+    tr.steps.push_back(std::move(step));
+  }
+  return tr;
+}
+
+Trace read_trace_file(const std::string& path) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw UsageError("html.err.trace_missing", {{"file", path}});
+  if (!std::filesystem::is_regular_file(status)) throw UsageError("html.err.trace_not_file", {{"file", path}});
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw UsageError("html.err.trace_read", {{"file", path}});
+  if (size > kMaxTraceBytes) throw UsageError("html.err.trace_too_big", {{"file", path}, {"max", static_cast<std::uint64_t>(kMaxTraceBytes >> 20)}});
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("html.err.trace_read", {{"file", path}});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw UsageError("html.err.trace_read", {{"file", path}});
+  return read_trace_json(ss.str(), path);
+}
+
+}  // namespace attn

@@ -100,7 +100,7 @@ std::set<std::string> base_allowlist() {
   std::set<std::string> allow;
   // Program, units, formats, model families and the names of things that are not translated.
   add_identifiers(allow,
-                  "attnlab lesson list params kv-cache models json html help version lang zh en qps "
+                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps "
                   "KiB MiB GiB TiB PiB bf16 fp16 fp32 fp8 int8 int4 float bfloat "
                   "gpt llama mistral qwen falcon deepseek gemma mha gqa mqa mla ffn gelu swiglu silu relu "
                   "tanh softmax rope geva attention block gate symmetry roles memory hotpot inf nan");
@@ -172,7 +172,7 @@ TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
 }
 
 TEST_CASE("pseudo-locale: the HTML pages' words come from the catalogs", "[catalog][qps][html]") {
-  for (const char* args : {"lesson mha", "lesson gelu", "lesson kv_memory", "params --model gpt2", "kv-cache --model deepseek-v3",
+  for (const char* args : {"lesson mha", "lesson gelu", "lesson kv-memory", "params --model gpt2", "kv-cache --model deepseek-v3",
                            "models"}) {
     CliResult r = run_cli(std::string(args) + " --html - --lang qps");
     INFO(args);

@@ -129,7 +129,7 @@ footer{margin-top:2rem;color:var(--dim);font-size:.85rem}
 // Hover on a heatmap cell: its (query, key) tokens and exact value in the figure's <output>.
 const char* kScript = R"(
 document.addEventListener('mouseover',function(e){var r=e.target;if(!r.dataset||r.dataset.v===undefined)return;
-var s=r.closest('svg'),o=s.parentNode.parentNode.querySelector('output');if(!o)return;
+var s=r.closest('svg'),f=s.closest('figure.heatmap'),o=f&&f.querySelector('output');if(!o)return;
 var q=JSON.parse(s.dataset.q),k=JSON.parse(s.dataset.k),i=+r.getAttribute('y'),j=+r.getAttribute('x');
 o.textContent=s.dataset.head+'  '+s.dataset.ql+' '+(q[i]||i+1)+' \u00b7 '+s.dataset.kl+' '+(k[j]||j+1)+' = '+r.dataset.v;});
 )";
@@ -310,7 +310,7 @@ void heatmaps(Page& p, const std::string& name, const TensorView& v) {
       double x = left + cell * (static_cast<double>(c) + 0.5), y = top - 4;
       out += fmt::format("<text transform=\"translate({:.1f},{:.1f}) rotate(-60)\">{}</text>", x, y, esc(label(cols, c, v.C)));
     }
-    out += fmt::format("<g transform=\"translate({:.1f},{:.1f}) scale({:.3f})\">", left, top, cell);
+    out += fmt::format("<g shape-rendering=\"crispEdges\" transform=\"translate({:.1f},{:.1f}) scale({:.3f})\">", left, top, cell);
     for (std::size_t r = 0; r < v.R; ++r)
       for (std::size_t c = 0; c < v.C; ++c) {
         double x = v.t.data[(b * v.R + r) * v.C + c];
@@ -351,7 +351,7 @@ void tensor_section(Page& p, const std::string& name) {
     std::string summary;
     tensor_tables(p, summary, v, true);
     out += summary;
-    if (p.numbers + t.numel() <= p.opt.number_budget) {
+    if (t.numel() <= p.opt.tensor_budget && p.numbers + t.numel() <= p.opt.number_budget) {
       p.numbers += t.numel();
       out += fmt::format("<details><summary>{} ({})</summary>\n", esc(p.trace.ui_word("html_every_number")), with_commas(I(t.numel())));
       tensor_tables(p, out, v, false);

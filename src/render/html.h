@@ -14,9 +14,11 @@ namespace attn {
 
 struct HtmlOptions {
   int precision = 4;  // decimals in the tables (hover shows the exact double)
-  // Full tables (behind "every number") are written while the page holds fewer numbers than
-  // this; past it a tensor shows its summary only and the page says where the rest is (--json).
-  std::size_t number_budget = 200000;
+  // Full tables (behind "every number") are written for tensors of at most tensor_budget numbers
+  // while the page holds fewer than number_budget; past either a tensor shows its summary only and
+  // the page says where the rest is (--json). A 768-wide run stays around half a megabyte.
+  std::size_t tensor_budget = 4096;
+  std::size_t number_budget = 100000;
 };
 
 // The lesson as a page: title, config, a table of contents, then each step with its text,

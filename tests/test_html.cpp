@@ -122,6 +122,11 @@ TEST_CASE("html: bad traces and unwritable paths get one exit-2 line and leave n
       {std::regex_replace(good, std::regex("\"tensors\":\\[\"X\"\\]"), "\"tensors\":[\"nosuch\"]"), "not a valid attnlab trace"},
       {"[1, 2, 3]", "not an attnlab trace"},
       {"", "not valid JSON"},
+      {std::regex_replace(good, std::regex("\"shape\":\\[4,8\\]"), "\"shape\":[0,8]"), "not a valid attnlab trace"},
+      {std::regex_replace(good, std::regex("\"seed\":42"), "\"seed\":{\"a\":1}"), "not a valid attnlab trace"},
+      {std::regex_replace(good, std::regex("\"lang\":\"en\""), "\"lang\":\"../../etc\""), "not a valid attnlab trace"},
+      {std::regex_replace(good, std::regex("\"data\":\\["), "\"data\":[\"x\","), "not a valid attnlab trace"},
+      {std::string(100000, '['), "not valid JSON"},
   };
   for (const Case& c : cases) {
     write(bad, c.text);
@@ -178,4 +183,32 @@ TEST_CASE("html: params, kv-cache and models pages draw their bars as SVG bar ch
     CHECK(count(r.out, "<rect ") >= 2);
     CHECK(r.out.find("Content-Security-Policy") != std::string::npos);
   }
+}
+
+TEST_CASE("html: every lesson's page in en and zh has its steps, one heatmap figure per drawn heat-mapped tensor, and no URL", "[html]") {
+  for (const char* lesson : {"attention", "mha", "gqa", "mqa", "qkv-roles", "symmetry", "gate", "mla", "ffn", "gelu", "swiglu",
+                             "kv-memory", "block"})
+    for (const char* lang : {"en", "zh"}) {
+      INFO(lesson << " " << lang);
+      std::string page = tmp_path("page.html"), trace = tmp_path("page.json");
+      REQUIRE(run_cli(std::string("lesson ") + lesson + " --lang " + lang + " --html '" + page + "' --json '" + trace + "'").code == 0);
+      std::string html = slurp(page);
+      auto doc = nlohmann::json::parse(slurp(trace));
+      std::size_t heat = 0;
+      for (const auto& step : doc["steps"])
+        for (const auto& name : step["tensors"]) {
+          const auto& shape = doc["tensors"][name.get<std::string>()]["shape"];
+          std::size_t n = shape.size();
+          bool drawn = n >= 2 && shape[n - 1].get<std::size_t>() <= 64 && shape[n - 2].get<std::size_t>() <= 64;
+          if (doc["view"]["tensors"][name.get<std::string>()].value("heatmap", false) && drawn) ++heat;
+        }
+      CHECK(count(html, "<figure class=\"heatmap\"") == heat);
+      CHECK(count(html, "<section class=\"step\"") == doc["steps"].size());
+      CHECK(html.find(std::string("<html lang=\"") + lang + "\">") != std::string::npos);
+      CHECK(html.find("http://") == std::string::npos);
+      CHECK(html.find("https://") == std::string::npos);
+      CHECK(html.size() < 300 * 1024);
+      std::filesystem::remove(page);
+      std::filesystem::remove(trace);
+    }
 }

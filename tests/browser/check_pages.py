@@ -2,7 +2,7 @@
 """Browser checks of attnlab's HTML pages in headless Chromium (ctest: "html: ... in Chromium").
 
 usage: check_pages.py ATTNLAB_BIN CHECK [OUT_DIR]
-  CHECK  lesson-en | lesson-zh | network | reports
+  CHECK  lesson-en | lesson-zh | network (and print to PDF) | reports
 Exits 77 (ctest: Skipped, shown as such) when no chromium is installed; 0 when every check
 passes; 1 with the reasons otherwise. Each check runs chromium once or twice (about a second each).
 
@@ -198,6 +198,10 @@ def check_network(browser, bin_, work):
             problems.append("the CSP did not refuse %s: %s" % (what.strip("'"), err[-3000:]))
     if res["heatmaps"] < 1:
         problems.append("the page has no heatmap")
+    pdf = os.path.join(work, "net.pdf")
+    chromium(browser, work, ["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + page])
+    if not os.path.exists(pdf) or open(pdf, "rb").read(5) != b"%PDF-" or os.path.getsize(pdf) < 10000:
+        problems.append("printing to PDF failed")
     return problems
 
 

@@ -13,7 +13,7 @@
 
 using namespace attn;
 
-TEST_CASE("bench: cache bytes and FLOP per variant, worked by hand", "[bench]") {
+TEST_CASE("bench: cache bytes and FLOP per variant worked by hand", "[bench]") {
   // llama-3-8b: h 32, g 8, d_h 128; MLA what-if d_c = 4·128 = 512, d_R = 64.
   std::vector<BenchVariant> v = bench_variants(32, 8, 128, 512, 64);
   REQUIRE(v.size() == 5);
@@ -49,7 +49,7 @@ TEST_CASE("bench: the benchmark's counts agree with the lesson's per-variant for
   CHECK(bench_flops(b[4], 1, 100) == 2 * (l[4].macs - 2 * 8 * 16 * 32));
 }
 
-TEST_CASE("bench: the decode kernel's output is the softmax-weighted mean of the values", "[bench]") {
+TEST_CASE("bench: every variant's kernel runs in f32 and bf16 and reports the formula's bytes", "[bench]") {
   // Every variant runs; the checksum is finite and the byte count is the formula's.
   for (const BenchVariant& v : bench_variants(4, 2, 8, 16, 8)) {
     DecodeBenchResult r = bench_decode_variant(v, 2, 300, 4, 1, 0.0);
@@ -62,7 +62,7 @@ TEST_CASE("bench: the decode kernel's output is the softmax-weighted mean of the
   }
 }
 
-TEST_CASE("bench: JSON keys, and bad input", "[bench][cli]") {
+TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
   CliResult r = run_cli("bench decode --model llama-3-8b --seq-len 64 --min-time 0 --json");
   INFO(r.err);
   REQUIRE(r.code == 0);

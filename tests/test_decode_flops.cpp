@@ -19,21 +19,21 @@ TEST_CASE("flops: prefill multiply-adds of a small layer worked by hand", "[flop
   std::vector<LayerFlops> f = prefill_flops(d, 3);
   REQUIRE(f.size() == 6);
   const LayerFlops& mha = f[0];
-  CHECK(mha.q_proj == 96);        // 3 rows · 8 · 2·4
-  CHECK(mha.kv_proj == 192);      // 3 · 8 · 2·2·4
+  CHECK(mha.q_proj == 192);       // 3 rows · 8 · 2·4
+  CHECK(mha.kv_proj == 384);      // 3 · 8 · 2·2·4
   CHECK(mha.scores == 48);        // 6 pairs · 2 heads · 4
   CHECK(mha.softmax_exp == 12);   // 6 · 2
   CHECK(mha.weighted_sum == 48);
-  CHECK(mha.out_proj == 96);      // 3 · 8 · 8
+  CHECK(mha.out_proj == 192);     // 3 · 8 · 8
   CHECK(mha.ffn == 768);          // 3 · 2 · 8 · 16
-  CHECK(mha.macs() == 96 + 192 + 48 + 48 + 96 + 768);
-  CHECK(f[2].kv_proj == 48);      // MQA: 3 · 8 · 2·4
+  CHECK(mha.macs() == 192 + 384 + 48 + 48 + 192 + 768);
+  CHECK(f[2].kv_proj == 192);     // MQA: 3 · 8 · 2·1·4
   const LayerFlops& naive = f[3];
-  CHECK(naive.q_proj == 144);     // 3 · 8 · 2·(4+2)
+  CHECK(naive.q_proj == 288);     // 3 · 8 · 2·(4+2)
   CHECK(naive.kv_proj == 480);    // 3 · (8·(6+2) + 6·2·2·4) = 3 · (64 + 96)
   CHECK(naive.scores == 72);      // 6 · 2 · 6
   const LayerFlops& abs = f[4];
-  CHECK(abs.q_proj == 144 + 144); // + 3 · 2·4·6 (W_UK folded)
+  CHECK(abs.q_proj == 288 + 144); // + 3 · 2·4·6 (W_UK folded)
   CHECK(abs.kv_proj == 192);      // 3 · 8 · 8
   CHECK(abs.scores == 96);        // 6 · 2 · (6+2)
   CHECK(abs.weighted_sum == 72);  // 6 · 2 · 6

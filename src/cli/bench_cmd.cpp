@@ -144,7 +144,7 @@ void run_decode(const DecodeOptions& o) {
     emit(j.dump(2) + "\n");
     return;
   }
-  std::string out = t("bench.decode.header", {{"model", m.name}, {"heads", w.n_h}, {"kv_heads", w.n_g}, {"d_h", w.d_h},
+  std::string out = t("bench.decode.header", {{"model", m.name}, {"heads", w.n_h}, {"d_h", w.d_h},
                                               {"d_c", w.d_c}, {"d_R", w.d_R}, {"seq_len", N}, {"batch", B},
                                               {"dtype", o.dtype}, {"threads", thread_count()}}) + "\n";
   out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem.read_gb_s)}}) + "\n\n";

@@ -77,7 +77,20 @@ TEST_CASE("flops: the CLI with JSON and bad input", "[flops][cli]") {
   // llama-3-8b decode at n = 10, GQA (its own g = 8): scores 10 · 32 · 128 = 40,960
   CHECK(doc["decode"]["variants"][1]["scores"] == 40960);
   CHECK(doc["prefill"]["variants"][0]["softmax_exp"] == 3 * 32);  // T = 2: 3 pairs · 32 heads
-  for (const char* bad : {"flops --model gpt2 --seq-len 0", "flops --model nosuch", "flops --model gpt2 --context 0"}) {
+  // Concurrency at 4,096 tokens in 80 GiB: weights 8,030,261,248 · 2 = 16,060,522,496 bytes, free
+  // 85,899,345,920 − 16,060,522,496 = 69,838,823,424. Per sequence (32 layers, bf16, 4,096 tokens):
+  // MHA 2·32·128 · 32 · 2 · 4096 = 2 GiB -> 32; GQA g 8 -> 512 MiB -> 130; MQA 64 MiB -> 1,040;
+  // MLA (512 + 64) · 32 · 2 · 4096 = 150,994,944 -> 462, 3.55 times GQA.
+  CliResult c = run_cli("flops --model llama-3-8b --json");
+  REQUIRE(c.code == 0);
+  nlohmann::json fits = nlohmann::json::parse(c.out)["concurrency"]["variants"];
+  REQUIRE(fits.size() == 4);
+  CHECK(fits[0]["sequences"] == 32);
+  CHECK(fits[1]["sequences"] == 130);
+  CHECK(fits[2]["sequences"] == 1040);
+  CHECK(fits[3]["sequences"] == 462);
+  CHECK(fits[3]["bytes_per_sequence"] == 150994944);
+  for (const char* bad : {"flops --model gpt2 --seq-len 0", "flops --model gpt2 --memory lots", "flops --model nosuch", "flops --model gpt2 --context 0"}) {
     CliResult e = run_cli(bad);
     INFO(bad << "\n" << e.err);
     CHECK(e.code == 2);

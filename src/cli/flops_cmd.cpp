@@ -20,6 +20,7 @@ struct FlopsOptions {
   ModelSource src;
   std::int64_t seq_len = 4096, context = 4096;
   std::uint64_t kv_heads = 0;
+  std::string memory = "80GiB";
   bool json = false;
 };
 
@@ -68,6 +69,46 @@ nlohmann::ordered_json json_for(const std::vector<LayerFlops>& fs) {
   return arr;
 }
 
+// How many sequences of `context` tokens fit in `memory` next to the bf16 weights, per variant
+// (the conversation's "MLA allows several times more concurrency", as a number).
+struct Fit {
+  std::string name;
+  std::uint64_t per_sequence, sequences;
+};
+struct Concurrency {
+  std::uint64_t memory, weights;
+  std::vector<Fit> fits;
+};
+Concurrency concurrency(const ModelConfig& m, std::uint64_t kv_heads, std::uint64_t context, const std::string& memory) {
+  Concurrency c;
+  c.memory = parse_size(memory, "--memory");
+  Dtype bf16 = parse_dtype("bf16", "--memory");
+  c.weights = bytes_of(count_params(m).total, bf16, "weights");
+  std::uint64_t free = c.memory > c.weights ? c.memory - c.weights : 0;
+  for (const KvVariant& v : kv_variants(m, whatif_dims(m, kv_heads, 0, 0), context, 1, bf16))
+    c.fits.push_back({v.name, v.total_bytes, v.total_bytes ? free / v.total_bytes : 0});
+  return c;
+}
+
+std::string concurrency_text(const Concurrency& c, std::uint64_t context, const Text& t) {
+  std::string out = t("flops.fit.title", {{"memory", binary_size(static_cast<double>(c.memory))},
+                                          {"weights", binary_size(static_cast<double>(c.weights))}, {"n", context}}) + "\n";
+  TextTable tb;
+  tb.header = {t("flops.col.variant"), t("flops.fit.col.per_sequence"), t("flops.fit.col.sequences")};
+  tb.right = {false, true, true};
+  std::uint64_t gqa = 0, mla = 0;
+  for (const Fit& f : c.fits) {
+    tb.rows.push_back({t("flops.variant." + (f.name == "mla" ? std::string("mla_absorbed") : f.name)),
+                       binary_size(static_cast<double>(f.per_sequence)), with_commas_u(f.sequences)});
+    if (f.name == "gqa") gqa = f.sequences;
+    if (f.name == "mla") mla = f.sequences;
+  }
+  out += render_table(tb);
+  if (c.memory <= c.weights) return out + "  " + t("flops.fit.no_room") + "\n";
+  if (gqa > 0) out += "  " + t("flops.fit.note", {{"times", static_cast<double>(mla) / static_cast<double>(gqa)}}) + "\n";
+  return out;
+}
+
 void run_flops(const FlopsOptions& o) {
   const Text& t = text();
   if (o.seq_len < 1 || o.seq_len > (std::int64_t{1} << 24))
@@ -78,6 +119,7 @@ void run_flops(const FlopsOptions& o) {
   FlopDims d = dims_of(m, o.kv_heads);
   std::uint64_t T = static_cast<std::uint64_t>(o.seq_len), N = static_cast<std::uint64_t>(o.context);
   std::vector<LayerFlops> pre = prefill_flops(d, T), dec = decode_flops(d, N);
+  Concurrency fit = concurrency(m, o.kv_heads, N, o.memory);
   if (o.json) {
     nlohmann::ordered_json j;
     j["model"] = m.name;
@@ -85,6 +127,9 @@ void run_flops(const FlopsOptions& o) {
                  {"d_cq", d.Cq}, {"d_ff", d.F}, {"gated_ffn", d.gated}};
     j["prefill"] = {{"tokens", T}, {"variants", json_for(pre)}};
     j["decode"] = {{"context", N}, {"variants", json_for(dec)}};
+    nlohmann::ordered_json fits = nlohmann::ordered_json::array();
+    for (const Fit& f : fit.fits) fits.push_back({{"name", f.name}, {"bytes_per_sequence", f.per_sequence}, {"sequences", f.sequences}});
+    j["concurrency"] = {{"memory_bytes", fit.memory}, {"weights_bytes_bf16", fit.weights}, {"context", N}, {"variants", fits}};
     emit(j.dump(2) + "\n");
     return;
   }
@@ -97,7 +142,8 @@ void run_flops(const FlopsOptions& o) {
   out += t("flops.one_head.title") + "\n";
   out += "  " + t("flops.one_head.text", {{"heads", d.H}, {"d_h", d.Dh}, {"width", d.H * d.Dh}, {"mha", mm_mha},
                                           {"one", mm_one}, {"same", mm_mha == mm_one}, {"exp_mha", mha.softmax_exp},
-                                          {"exp_one", one.softmax_exp}}) + "\n";
+                                          {"exp_one", one.softmax_exp}}) + "\n\n";
+  out += concurrency_text(fit, N, t);
   emit(out);
 }
 
@@ -111,6 +157,7 @@ void setup_flops(CLI::App& root) {
   sub->add_option("--kv-heads", opt->kv_heads, t("flops.opt.kv_heads"));
   sub->add_option("--seq-len", opt->seq_len, t("flops.opt.seq_len"));
   sub->add_option("--context", opt->context, t("flops.opt.context"));
+  sub->add_option("--memory", opt->memory, t("flops.opt.memory"));
   sub->add_flag("--json", opt->json, t("flops.opt.json"));
   sub->callback([opt] {
     FlopsOptions o = *opt;

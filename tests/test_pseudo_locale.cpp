@@ -100,7 +100,7 @@ std::set<std::string> base_allowlist() {
   std::set<std::string> allow;
   // Program, units, formats, model families and the names of things that are not translated.
   add_identifiers(allow,
-                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps "
+                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops "
                   "KiB MiB GiB TiB PiB bf16 fp16 fp32 fp8 int8 int4 float bfloat "
                   "gpt llama mistral qwen falcon deepseek gemma mha gqa mqa mla ffn gelu swiglu silu relu "
                   "tanh softmax rope geva attention block gate symmetry roles memory hotpot inf nan");
@@ -157,7 +157,11 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
                            "params --model llama-3-8b", "kv-cache --model deepseek-v3 --seq-len 32768",
                            "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
                            "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help",
-                           "render --help"})
+                           "render --help",
+
+                           "bench --help", "bench memory --help", "bench decode --help", "flops --help",
+                           "flops --model llama-3-8b", "flops --model deepseek-v3 --seq-len 128",
+                           "bench memory --size-mib 64 --min-time 0", "bench decode --model llama-3-8b --seq-len 64 --min-time 0"})
     check_no_leaks(args, allow);
 }
 
@@ -167,7 +171,12 @@ TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
                            "lesson gqa --heads 4 --kv-heads 3", "lesson mha --seed -1", "lesson mha --precision 20",
                            "kv-cache --model nosuch", "params --config /nonexistent", "lesson mha --tokens ''",
                            "lesson mha --bogus", "lesson gelu --values x", "render /nonexistent.json --text",
-                           "render /tmp --text", "render /nonexistent.json", "lesson mha --html /nonexistent/p.html"})
+                           "render /tmp --text", "render /nonexistent.json", "lesson mha --html /nonexistent/p.html",
+
+                           "lesson decode --bandwidth -1",
+                           "bench decode --model nosuch", "bench decode --model gpt2 --seq-len 0", "bench decode",
+                           "bench memory --size-mib 1", "bench decode --model gpt2 --dtype fp8",
+                           "flops --model gpt2 --seq-len 0"})
     check_no_leaks(args, allow);
 }
 

@@ -165,6 +165,8 @@ int main(int argc, char** argv) {
     attn::cli::setup_params(app);
     attn::cli::setup_kv_cache(app);
     attn::cli::setup_render(app);
+    attn::cli::setup_bench(app);
+    attn::cli::setup_flops(app);
     attn::cli::check_option_values(app);
     attn::cli::localize_help(app);
 

@@ -1,0 +1,189 @@
+// attnlab bench memory | bench decode: this machine's memory read bandwidth (STREAM-like read
+// and triad, every core, arrays far larger than the last-level cache) and one layer's decode-time
+// attention per variant at a model's dims, timed in float32 (bf16 storage optional). The kernels
+// and the exact byte/FLOP counts are in src/math/decode_bench.h; words in catalogs/bench.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "decode_bench.h"
+#include "errors.h"
+#include "model_options.h"
+#include "models.h"
+#include "parallel.h"
+#include "table.h"
+#include "text.h"
+
+namespace attn::cli {
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+struct MemoryOptions {
+  std::int64_t size_mib = 256;
+  double min_time = 0.5;
+  std::optional<std::int64_t> threads;
+  bool json = false;
+};
+
+struct DecodeOptions {
+  std::string model, config, dtype = "f32";
+  std::int64_t seq_len = 16384, batch = 1, max_cache_mib = 1024;
+  double min_time = 0.5;
+  std::optional<std::int64_t> threads;
+  bool json = false;
+};
+
+void apply_threads(const std::optional<std::int64_t>& threads) {
+  if (threads && (*threads < 1 || *threads > 1024))
+    throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *threads}});
+  if (threads) set_threads(static_cast<std::size_t>(*threads));
+}
+
+void require_range(std::int64_t v, std::int64_t lo, std::int64_t hi, const char* flag) {
+  if (v < lo || v > hi) throw UsageError("bench.err.range", {{"flag", flag}, {"min", lo}, {"max", hi}, {"value", v}});
+}
+
+MemoryBench measure_memory(std::int64_t size_mib, double min_time) {
+  return bench_memory(static_cast<std::size_t>(size_mib) * kMiB / sizeof(float), 5, min_time);
+}
+
+void require_time(double v) {
+  if (!(v >= 0.0 && v <= 60.0)) throw UsageError("bench.err.min_time", {{"flag", "--min-time"}, {"value", v}});
+}
+
+std::string gbs(double x) { return fixed(x, 1); }
+
+void run_memory(const MemoryOptions& o) {
+  require_range(o.size_mib, 64, 4096, "--size-mib");
+  require_time(o.min_time);
+  apply_threads(o.threads);
+  const Text& t = text();
+  MemoryBench m = measure_memory(o.size_mib, o.min_time);
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["threads"] = thread_count();
+    j["array_bytes"] = m.array_bytes;
+    j["memory_gb_per_s"] = m.read_gb_s;
+    j["read"] = {{"gb_per_s", m.read_gb_s}, {"seconds_min", m.read.min}, {"seconds_median", m.read.median}, {"runs", m.read.seconds.size()}};
+    j["triad"] = {{"gb_per_s", m.triad_gb_s}, {"seconds_min", m.triad.min}, {"seconds_median", m.triad.median}, {"runs", m.triad.seconds.size()}};
+    emit(j.dump(2) + "\n");
+    return;
+  }
+  std::string out = t("bench.memory.header", {{"threads", thread_count()}, {"size", binary_size(static_cast<double>(m.array_bytes))}}) + "\n\n";
+  TextTable tb;
+  tb.header = {t("bench.memory.col.kernel"), t("bench.memory.col.moved"), t("bench.col.min"), t("bench.col.median"),
+               t("bench.col.runs"), "GB/s"};
+  tb.right = {false, true, true, true, true, true};
+  auto row = [&](const char* id, std::uint64_t bytes, const Timing& tm, double g) {
+    tb.rows.push_back({t(std::string("bench.memory.") + id), binary_size(static_cast<double>(bytes)), fixed(tm.min * 1e3, 2),
+                       fixed(tm.median * 1e3, 2), std::to_string(tm.seconds.size()), gbs(g)});
+  };
+  row("read", m.array_bytes, m.read, m.read_gb_s);
+  row("triad", 3 * m.array_bytes, m.triad, m.triad_gb_s);
+  out += render_table(tb) + "\n  " + t("bench.memory.note") + "\n";
+  emit(out);
+}
+
+ModelConfig pick_model(const DecodeOptions& o) {
+  if (o.model.empty() == o.config.empty()) throw UsageError("bench.err.model_or_config");
+  return o.config.empty() ? load_preset(o.model) : load_config_file(o.config);
+}
+
+void run_decode(const DecodeOptions& o) {
+  const Text& t = text();
+  ModelConfig m = pick_model(o);
+  require_range(o.seq_len, 1, 1 << 20, "--seq-len");
+  require_range(o.batch, 1, 1024, "--batch");
+  require_range(o.max_cache_mib, 1, 16384, "--max-cache-mib");
+  if (o.dtype != "f32" && o.dtype != "bf16") throw UsageError("bench.err.dtype", {{"flag", "--dtype"}, {"value", o.dtype}});
+  require_time(o.min_time);
+  apply_threads(o.threads);
+  WhatIfDims w = whatif_dims(m, 0, 0, 0);
+  int bytes = o.dtype == "bf16" ? 2 : 4;
+  std::uint64_t B = static_cast<std::uint64_t>(o.batch), N = static_cast<std::uint64_t>(o.seq_len);
+  for (std::uint64_t x : {w.d_h, w.d_c, w.d_R})
+    if (x % 8 != 0) throw UsageError("bench.err.width", {{"width", x}});
+  MemoryBench mem = measure_memory(256, o.min_time);
+  std::vector<BenchVariant> vs = bench_variants(w.n_h, w.n_g == 0 ? 1 : w.n_g, w.d_h, w.d_c, w.d_R);
+  nlohmann::ordered_json jv = nlohmann::ordered_json::array();
+  TextTable tb;
+  tb.header = {t("bench.decode.col.variant"), t("bench.decode.col.cache"), t("bench.col.min"), t("bench.col.median"),
+               "GB/s", t("bench.decode.col.of_memory"), "GFLOP/s", t("bench.decode.col.flop_per_byte")};
+  tb.right = {false, true, true, true, true, true, true, true};
+  std::vector<std::string> skipped;
+  for (const BenchVariant& v : vs) {
+    if (v.id == "gqa" && w.n_g == 0) continue;
+    std::uint64_t cache = bench_cache_numbers(v, B, N) * static_cast<std::uint64_t>(bytes);
+    std::string name = t("bench.variant." + v.id, {{"g", v.G}});
+    if (cache > static_cast<std::uint64_t>(o.max_cache_mib) * kMiB) {
+      tb.rows.push_back({name, binary_size(static_cast<double>(cache)), t("bench.decode.skipped"), "", "", "", "", ""});
+      skipped.push_back(name);
+      jv.push_back({{"name", v.id}, {"bytes_per_token", cache}, {"flops_per_token", bench_flops(v, B, N)}, {"skipped", true}});
+      continue;
+    }
+    DecodeBenchResult r = bench_decode_variant(v, B, N, bytes, 5, o.min_time);
+    double g = static_cast<double>(r.bytes) / r.time.min / 1e9, fl = static_cast<double>(r.flops) / r.time.min / 1e9;
+    tb.rows.push_back({name, binary_size(static_cast<double>(cache)), fixed(r.time.min * 1e3, 3), fixed(r.time.median * 1e3, 3),
+                       gbs(g), fixed(100.0 * g / mem.read_gb_s, 0) + "%", fixed(fl, 1),
+                       fixed(static_cast<double>(r.flops) / static_cast<double>(r.bytes), 2)});
+    jv.push_back({{"name", v.id}, {"bytes_per_token", r.bytes}, {"flops_per_token", r.flops}, {"seconds_per_token", r.time.min},
+                  {"seconds_median", r.time.median}, {"runs", r.time.seconds.size()}, {"gb_per_s", g}, {"gflop_per_s", fl},
+                  {"ratio_to_memory", g / mem.read_gb_s}, {"checksum", r.checksum}});
+  }
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["model"] = m.name;
+    j["seq_len"] = N;
+    j["batch"] = B;
+    j["dtype"] = o.dtype;
+    j["threads"] = thread_count();
+    j["memory_gb_per_s"] = mem.read_gb_s;
+    j["variants"] = jv;
+    emit(j.dump(2) + "\n");
+    return;
+  }
+  std::string out = t("bench.decode.header", {{"model", m.name}, {"heads", w.n_h}, {"d_h", w.d_h},
+                                              {"d_c", w.d_c}, {"d_R", w.d_R}, {"seq_len", N}, {"batch", B},
+                                              {"dtype", o.dtype}, {"threads", thread_count()}}) + "\n";
+  out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem.read_gb_s)}}) + "\n\n";
+  out += render_table(tb) + "\n";
+  out += "  " + t("bench.decode.note") + "\n";
+  if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";
+  emit(out);
+}
+
+}  // namespace
+
+void setup_bench(CLI::App& root) {
+  const Text& t = text();
+  CLI::App* bench = root.add_subcommand("bench", t("bench.description"));
+  bench->require_subcommand(1);
+  add_lang_option(bench);
+
+  auto mo = std::make_shared<MemoryOptions>();
+  CLI::App* mem = bench->add_subcommand("memory", t("bench.memory.description"));
+  mem->add_option("--size-mib", mo->size_mib, t("bench.opt.size_mib"));
+  mem->add_option("--min-time", mo->min_time, t("bench.opt.min_time"));
+  mem->add_option("--threads", mo->threads, t("cli.opt.threads"));
+  mem->add_flag("--json", mo->json, t("bench.opt.json"));
+  add_lang_option(mem);
+  mem->callback([mo] { run_memory(*mo); });
+
+  auto dopt = std::make_shared<DecodeOptions>();
+  CLI::App* dec = bench->add_subcommand("decode", t("bench.decode.description"));
+  dec->add_option("--model", dopt->model, t("calc.opt.model"));
+  dec->add_option("--config", dopt->config, t("calc.opt.config"));
+  dec->add_option("--seq-len", dopt->seq_len, t("bench.opt.seq_len"));
+  dec->add_option("--batch", dopt->batch, t("bench.opt.batch"));
+  dec->add_option("--dtype", dopt->dtype, t("bench.opt.dtype"));
+  dec->add_option("--max-cache-mib", dopt->max_cache_mib, t("bench.opt.max_cache_mib"));
+  dec->add_option("--min-time", dopt->min_time, t("bench.opt.min_time"));
+  dec->add_option("--threads", dopt->threads, t("cli.opt.threads"));
+  dec->add_flag("--json", dopt->json, t("bench.opt.json"));
+  add_lang_option(dec);
+  dec->callback([dopt] { run_decode(*dopt); });
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,261 @@
+// The benchmark kernels: STREAM-like memory read/triad and one layer's decode attention per
+// variant, float32 arithmetic over float32 or bf16 storage. See decode_bench.h.
+#include "decode_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "parallel.h"
+
+namespace attn {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+typedef float v8f __attribute__((vector_size(32)));
+typedef unsigned short v8u16 __attribute__((vector_size(16)));
+typedef unsigned int v8u32 __attribute__((vector_size(32)));
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// A float array that is not zero-initialized by the allocator but filled in parallel, so the
+// pages are touched by the threads that will read them.
+std::unique_ptr<float[]> make_array(std::size_t n, float value) {
+  std::unique_ptr<float[]> a(new float[n]);
+  parallel_for(n, 1 << 16, [&](std::size_t b, std::size_t e) { std::fill(a.get() + b, a.get() + e, value); });
+  return a;
+}
+
+inline v8f load8(const float* p) {
+  v8f v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline v8f load8(const std::uint16_t* p) {  // bf16 -> float32: the 16 bits are the float's top half
+  v8u16 h;
+  std::memcpy(&h, p, sizeof h);
+  v8u32 w = __builtin_convertvector(h, v8u32) << 16;
+  v8f v;
+  std::memcpy(&v, &w, sizeof v);
+  return v;
+}
+inline float hsum(v8f v) { return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])); }
+
+// Widths are multiples of 8 (checked by the caller).
+template <class T>
+inline float dot(const float* q, const T* k, std::size_t n) {
+  v8f a = {0, 0, 0, 0, 0, 0, 0, 0}, b = a;
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a += load8(q + i) * load8(k + i);
+    b += load8(q + i + 8) * load8(k + i + 8);
+  }
+  for (; i < n; i += 8) a += load8(q + i) * load8(k + i);
+  return hsum(a + b);
+}
+template <class T>
+inline void axpy(float p, const T* v, float* acc, std::size_t n) {
+  for (std::size_t i = 0; i < n; i += 8) {
+    v8f a = load8(acc + i) + p * load8(v + i);
+    std::memcpy(acc + i, &a, sizeof a);
+  }
+}
+inline void scale_row(float s, float* acc, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) acc[i] *= s;
+}
+
+constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
+
+// One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
+// unnormalized output acc (Hg, Dv), updated block by block (online softmax).
+template <class T>
+void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
+                 std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1, float scale, float* m,
+                 float* l, float* acc) {
+  std::vector<float> s(Hg * kBlock);
+  for (std::size_t h = 0; h < Hg; ++h) m[h] = -INFINITY, l[h] = 0.0f;
+  std::fill(acc, acc + Hg * Dv, 0.0f);
+  for (std::size_t n0 = r0; n0 < r1; n0 += kBlock) {
+    std::size_t nb = std::min(kBlock, r1 - n0);
+    for (std::size_t j = 0; j < nb; ++j) {
+      const T* k = K + (n0 + j) * k_stride;
+      for (std::size_t h = 0; h < Hg; ++h) s[h * kBlock + j] = dot(q + h * Dk, k, Dk) * scale;
+    }
+    for (std::size_t h = 0; h < Hg; ++h) {
+      float* sh = &s[h * kBlock];
+      float bm = *std::max_element(sh, sh + nb), mn = std::max(m[h], bm);
+      float corr = std::exp(m[h] - mn);
+      l[h] *= corr;
+      scale_row(corr, acc + h * Dv, Dv);
+      for (std::size_t j = 0; j < nb; ++j) l[h] += (sh[j] = std::exp(sh[j] - mn));
+      m[h] = mn;
+    }
+    for (std::size_t j = 0; j < nb; ++j) {
+      const T* v = V + (n0 + j) * v_stride;
+      for (std::size_t h = 0; h < Hg; ++h) axpy(s[h * kBlock + j], v, acc + h * Dv, Dv);
+    }
+  }
+}
+
+template <class T>
+DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, std::size_t min_reps,
+                              double min_seconds) {
+  const std::size_t Hg = v.H / v.G, Dk = v.Dk, Dv = v.Dv;
+  const std::size_t k_stride = Dk, v_stride = v.values_in_keys ? Dk : Dv;
+  const std::size_t seqs = B * v.G;  // independent (sequence, KV head) caches
+  const std::size_t rows = seqs * N;
+  std::unique_ptr<T[]> K(new T[rows * k_stride]);
+  std::unique_ptr<T[]> Vc(v.values_in_keys ? nullptr : new T[rows * v_stride]);
+  // fill with small numbers, in parallel (first touch by the reading threads)
+  auto fill = [&](T* p, std::size_t n, std::uint32_t salt) {
+    parallel_for(n, 1 << 16, [&, p, salt](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        float x = static_cast<float>(((i * 2654435761u + salt) >> 8) % 1000) / 1000.0f - 0.5f;
+        if constexpr (sizeof(T) == 4) {
+          p[i] = x;
+        } else {
+          std::uint32_t w;
+          std::memcpy(&w, &x, 4);
+          p[i] = static_cast<std::uint16_t>(w >> 16);
+        }
+      }
+    });
+  };
+  fill(K.get(), rows * k_stride, 1);
+  if (Vc) fill(Vc.get(), rows * v_stride, 2);
+  const T* Vbase = v.values_in_keys ? K.get() : Vc.get();
+  std::vector<float> q(B * v.H * Dk);
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(i % 7) / 7.0f - 0.4f;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(Dk));
+  // split each cache's rows across the threads (flash-decoding), then combine the pieces
+  const std::size_t threads = thread_count();
+  const std::size_t splits = std::max<std::size_t>(1, std::min<std::size_t>(N / kBlock + 1, (threads + seqs - 1) / seqs));
+  const std::size_t items = seqs * splits;
+  std::vector<float> m(items * Hg), l(items * Hg), acc(items * Hg * Dv), out(B * v.H * Dv);
+  double checksum = 0;
+  auto step = [&] {
+    parallel_for(items, 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t it = b; it < e; ++it) {
+        std::size_t sq = it / splits, sp = it % splits;
+        std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
+        std::size_t batch = sq / v.G, g = sq % v.G;
+        const float* qh = q.data() + (batch * v.H + g * Hg) * Dk;
+        attend_rows(qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv, r0, r1,
+                    scale, &m[it * Hg], &l[it * Hg], &acc[it * Hg * Dv]);
+      }
+    });
+    for (std::size_t sq = 0; sq < seqs; ++sq)
+      for (std::size_t h = 0; h < Hg; ++h) {
+        float M = -INFINITY, L = 0;
+        for (std::size_t sp = 0; sp < splits; ++sp) M = std::max(M, m[(sq * splits + sp) * Hg + h]);
+        float* o = &out[(sq * Hg + h) * Dv];
+        std::fill(o, o + Dv, 0.0f);
+        for (std::size_t sp = 0; sp < splits; ++sp) {
+          std::size_t it = sq * splits + sp;
+          float w = std::exp(m[it * Hg + h] - M);
+          L += w * l[it * Hg + h];
+          for (std::size_t c = 0; c < Dv; ++c) o[c] += w * acc[(it * Hg + h) * Dv + c];
+        }
+        for (std::size_t c = 0; c < Dv; ++c) o[c] /= L;
+      }
+    checksum = 0;
+    for (float x : out) checksum += x;
+  };
+  step();  // warm-up
+  DecodeBenchResult r;
+  r.time = time_repeated(step, min_reps, 200, min_seconds);
+  r.bytes = bench_cache_numbers(v, B, N) * sizeof(T);
+  r.flops = bench_flops(v, B, N);
+  r.checksum = checksum;
+  return r;
+}
+
+}  // namespace
+
+Timing time_repeated(const std::function<void()>& run, std::size_t min_reps, std::size_t max_reps, double min_seconds) {
+  Timing t;
+  auto start = Clock::now();
+  while (t.seconds.size() < max_reps && (t.seconds.size() < min_reps || seconds_since(start) < min_seconds)) {
+    auto t0 = Clock::now();
+    run();
+    t.seconds.push_back(seconds_since(t0));
+  }
+  std::vector<double> s = t.seconds;
+  std::sort(s.begin(), s.end());
+  t.min = s.front();
+  t.median = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  return t;
+}
+
+MemoryBench bench_memory(std::size_t n, std::size_t min_reps, double min_seconds) {
+  n -= n % 16;
+  auto a = make_array(n, 0.0f), b = make_array(n, 1.0f), c = make_array(n, 2.0f);
+  MemoryBench r;
+  r.array_bytes = n * sizeof(float);
+  std::size_t threads = thread_count();
+  std::vector<double> part(threads);
+  volatile double sink = 0;
+  auto read = [&] {
+    std::size_t chunk = (n / threads) & ~std::size_t{15};
+    parallel_for(threads, 1, [&](std::size_t tb, std::size_t te) {
+      for (std::size_t t = tb; t < te; ++t) {
+        const float* p = b.get() + t * chunk;
+        std::size_t len = t + 1 == threads ? n - t * chunk : chunk;
+        v8f s0 = {0, 0, 0, 0, 0, 0, 0, 0}, s1 = s0;
+        for (std::size_t i = 0; i + 16 <= len; i += 16) s0 += load8(p + i), s1 += load8(p + i + 8);
+        part[t] = hsum(s0 + s1);
+      }
+    });
+    double s = 0;
+    for (double x : part) s += x;
+    sink = s;
+  };
+  auto triad = [&] {
+    parallel_for(n / 16, 1 << 12, [&](std::size_t blo, std::size_t bhi) {
+      const v8f k = {3, 3, 3, 3, 3, 3, 3, 3};
+      for (std::size_t i = blo * 16; i < bhi * 16; i += 8) {
+        v8f x = load8(b.get() + i) + k * load8(c.get() + i);
+        std::memcpy(a.get() + i, &x, sizeof x);
+      }
+    });
+  };
+  read();
+  triad();
+  r.read = time_repeated(read, min_reps, 100, min_seconds);
+  r.triad = time_repeated(triad, min_reps, 100, min_seconds);
+  r.read_gb_s = static_cast<double>(r.array_bytes) / r.read.min / 1e9;
+  r.triad_gb_s = 3.0 * static_cast<double>(r.array_bytes) / r.triad.min / 1e9;
+  (void)sink;
+  return r;
+}
+
+std::vector<BenchVariant> bench_variants(std::uint64_t H, std::uint64_t G, std::uint64_t Dh, std::uint64_t C,
+                                         std::uint64_t R) {
+  return {{"mha", H, H, Dh, Dh, false},
+          {"gqa", H, G, Dh, Dh, false},
+          {"mqa", H, 1, Dh, Dh, false},
+          {"mla_naive", H, H, Dh + R, Dh, false},
+          {"mla_absorbed", H, 1, C + R, C, true}};
+}
+
+std::uint64_t bench_cache_numbers(const BenchVariant& v, std::uint64_t B, std::uint64_t N) {
+  return v.values_in_keys ? B * N * v.Dk : B * N * v.G * (v.Dk + v.Dv);
+}
+
+std::uint64_t bench_flops(const BenchVariant& v, std::uint64_t B, std::uint64_t N) {
+  return 2 * B * N * v.H * (v.Dk + v.Dv);
+}
+
+DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
+                                       std::size_t min_reps, double min_seconds) {
+  if (v.G == 0 || v.H % v.G != 0 || v.Dk % 8 != 0 || v.Dv % 8 != 0 || (v.values_in_keys && v.Dv > v.Dk))
+    throw std::invalid_argument("bench_decode_variant: H % G == 0 and widths multiple of 8 required");
+  return bytes_per_number == 2 ? run_variant<std::uint16_t>(v, B, N, min_reps, min_seconds)
+                               : run_variant<float>(v, B, N, min_reps, min_seconds);
+}
+
+}  // namespace attn

@@ -1,0 +1,87 @@
+// bench: the byte and FLOP counts of the benchmark path worked by hand (never its timings), the
+// JSON keys the issue names, and bad input. The timed runs use --min-time 0 and tiny sizes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "decode.h"
+#include "decode_bench.h"
+#include "run_cli.h"
+
+using namespace attn;
+
+TEST_CASE("bench: cache bytes and FLOP per variant worked by hand", "[bench]") {
+  // llama-3-8b: h 32, g 8, d_h 128; MLA what-if d_c = 4·128 = 512, d_R = 64.
+  std::vector<BenchVariant> v = bench_variants(32, 8, 128, 512, 64);
+  REQUIRE(v.size() == 5);
+  // MHA, one sequence, 16,384 tokens: 16384 · 32 · (128 + 128) = 134,217,728 numbers (512 MiB in f32)
+  CHECK(bench_cache_numbers(v[0], 1, 16384) == 134217728);
+  // FLOP: 2 · 16384 · 32 · 256 = 268,435,456 — 2 FLOP per 4-byte number: 0.5 FLOP/byte
+  CHECK(bench_flops(v[0], 1, 16384) == 268435456);
+  // GQA g = 8: a quarter of MHA's numbers, the same FLOP
+  CHECK(bench_cache_numbers(v[1], 1, 16384) == 33554432);
+  CHECK(bench_flops(v[1], 1, 16384) == 268435456);
+  // MQA: 16384 · 256 = 4,194,304
+  CHECK(bench_cache_numbers(v[2], 1, 16384) == 4194304);
+  // MLA naive: keys 128 + 64 and values 128 per head: 16384 · 32 · 320 = 167,772,160
+  CHECK(bench_cache_numbers(v[3], 1, 16384) == 167772160);
+  // MLA absorbed: one latent row of 512 + 64 per token, batch 2: 2 · 16384 · 576 = 18,874,368
+  CHECK(bench_cache_numbers(v[4], 2, 16384) == 18874368);
+  // FLOP: 2 · 2 · 16384 · 32 · (576 + 512) = 2,281,701,376
+  CHECK(bench_flops(v[4], 2, 16384) == 2281701376ULL);
+}
+
+TEST_CASE("bench: the benchmark's counts agree with the lesson's per-variant formulas", "[bench]") {
+  // h 8, g 2, d_h 16, d_c 32, d_R 8, n = 100: numbers read are the lesson's cache_read; the
+  // FLOP are twice the lesson's multiply-adds over the cache (the absorbed path's fixed
+  // W_UK / W_UV work, h·d_h·d_c each, is not part of the benchmark kernel).
+  std::vector<BenchVariant> b = bench_variants(8, 2, 16, 32, 8);
+  std::vector<VariantCost> l = decode_variant_costs(VariantDims{8, 2, 16, 32, 8}, 100);
+  for (std::size_t k = 0; k < 5; ++k) {
+    INFO(b[k].id);
+    CHECK(b[k].id == l[k].id);
+    CHECK(bench_cache_numbers(b[k], 1, 100) == l[k].cache_read);
+  }
+  for (std::size_t k = 0; k < 4; ++k) CHECK(bench_flops(b[k], 1, 100) == 2 * l[k].macs);
+  CHECK(bench_flops(b[4], 1, 100) == 2 * (l[4].macs - 2 * 8 * 16 * 32));
+}
+
+TEST_CASE("bench: every variant's kernel runs in f32 and bf16 and reports the formula's bytes", "[bench]") {
+  // Every variant runs; the checksum is finite and the byte count is the formula's.
+  for (const BenchVariant& v : bench_variants(4, 2, 8, 16, 8)) {
+    DecodeBenchResult r = bench_decode_variant(v, 2, 300, 4, 1, 0.0);
+    INFO(v.id);
+    CHECK(r.bytes == bench_cache_numbers(v, 2, 300) * 4);
+    CHECK(r.flops == bench_flops(v, 2, 300));
+    CHECK(std::isfinite(r.checksum));
+    DecodeBenchResult h = bench_decode_variant(v, 2, 300, 2, 1, 0.0);
+    CHECK(h.bytes == bench_cache_numbers(v, 2, 300) * 2);
+  }
+}
+
+TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
+  CliResult r = run_cli("bench decode --model llama-3-8b --seq-len 64 --min-time 0 --json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["memory_gb_per_s"].get<double>() > 0);
+  REQUIRE(j["variants"].size() == 5);
+  for (const auto& v : j["variants"])
+    for (const char* key : {"name", "bytes_per_token", "seconds_per_token", "gb_per_s", "gflop_per_s"}) CHECK(v.contains(key));
+  CHECK(j["variants"][0]["bytes_per_token"] == 64 * 32 * 256 * 4);  // 64 tokens · h 32 · (128 + 128) · 4 bytes
+  CliResult m = run_cli("bench memory --size-mib 64 --min-time 0 --json");
+  REQUIRE(m.code == 0);
+  CHECK(nlohmann::json::parse(m.out)["memory_gb_per_s"].get<double>() > 0);
+  for (const char* bad : {"bench decode", "bench decode --model gpt2 --config x.json", "bench decode --model nosuch",
+                          "bench decode --model gpt2 --seq-len 0", "bench decode --model gpt2 --dtype fp8",
+                          "bench memory --size-mib 1", "bench memory --min-time -1", "bench decode --model gpt2 --threads 0"}) {
+    CliResult e = run_cli(bad);
+    INFO(bad << "\n" << e.err);
+    CHECK(e.code == 2);
+    CHECK(e.out.empty());
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
+}

@@ -158,7 +158,6 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
                            "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
                            "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help",
                            "render --help",
-
                            "bench --help", "bench memory --help", "bench decode --help", "flops --help",
                            "flops --model llama-3-8b", "flops --model deepseek-v3 --seq-len 128",
                            "bench memory --size-mib 64 --min-time 0", "bench decode --model llama-3-8b --seq-len 64 --min-time 0"})
@@ -172,7 +171,6 @@ TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
                            "kv-cache --model nosuch", "params --config /nonexistent", "lesson mha --tokens ''",
                            "lesson mha --bogus", "lesson gelu --values x", "render /nonexistent.json --text",
                            "render /tmp --text", "render /nonexistent.json", "lesson mha --html /nonexistent/p.html",
-
                            "lesson decode --bandwidth -1",
                            "bench decode --model nosuch", "bench decode --model gpt2 --seq-len 0", "bench decode",
                            "bench memory --size-mib 1", "bench decode --model gpt2 --dtype fp8",

@@ -8,7 +8,7 @@ Writes (committed; ctest needs neither Python nor PyTorch):
                                                  "transformer.h.0.attn.c_attn.weight", tied head omitted)
   tests/fixtures/checkpoints/tiny-gpt2-sharded/  the same weights as two shards + model.safetensors.index.json,
                                                  names as the Hub's gpt2 ("h.0.…", with the old
-                                                 "h.N.attn.bias" mask buffer), stored as F64 and BF16-exact F32
+                                                 "h.N.attn.bias" mask buffer), stored as F64
   tests/golden/checkpoint_gpt2.json              the forward of the F32 weights in float64 (PyTorch):
                                                  every layer's input residual, attention weights, logits
 
@@ -128,7 +128,34 @@ def forward(w, ids):
     return residuals, attn, logits
 
 
+def write_gpt2_124m(folder):
+    """A random checkpoint of GPT-2 124M's shapes (500 MB of F32), for timing and memory only:
+    /usr/bin/python3 tests/golden/gen_checkpoint.py --gpt2-124m /tmp/gpt2-random"""
+    global CONFIG
+    CONFIG = dict(CONFIG, vocab_size=50257, n_positions=1024, n_ctx=1024, n_embd=768, n_layer=12, n_head=12)
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(0)
+    c = CONFIG
+    D, V, P = c["n_embd"], c["vocab_size"], c["n_positions"]
+    items = [("wte.weight", (V, D)), ("wpe.weight", (P, D))]
+    for i in range(c["n_layer"]):
+        p = f"h.{i}."
+        items += [(p + "ln_1.weight", (D,)), (p + "ln_1.bias", (D,)), (p + "attn.c_attn.weight", (D, 3 * D)),
+                  (p + "attn.c_attn.bias", (3 * D,)), (p + "attn.c_proj.weight", (D, D)), (p + "attn.c_proj.bias", (D,)),
+                  (p + "ln_2.weight", (D,)), (p + "ln_2.bias", (D,)), (p + "mlp.c_fc.weight", (D, 4 * D)),
+                  (p + "mlp.c_fc.bias", (4 * D,)), (p + "mlp.c_proj.weight", (4 * D, D)), (p + "mlp.c_proj.bias", (D,))]
+    items += [("ln_f.weight", (D,)), ("ln_f.bias", (D,))]
+    tensors = [(n, (rng.standard_normal(s, dtype=np.float32) * 0.02 + (1 if n.endswith("ln_1.weight") or n.endswith("ln_2.weight") or n == "ln_f.weight" else 0)).astype(np.float32)) for n, s in items]
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        f.write(json.dumps(CONFIG, indent=2) + "\n")
+
+
 def main():
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "--gpt2-124m":
+        write_gpt2_124m(sys.argv[2])
+        return
     w = make_weights()
     os.makedirs(os.path.join(FIX, "tiny-gpt2"), exist_ok=True)
     os.makedirs(os.path.join(FIX, "tiny-gpt2-sharded"), exist_ok=True)

@@ -13,6 +13,9 @@ namespace attn {
 
 namespace {
 
+// --text longer than this is refused before tokenizing (BPE is quadratic in a piece's length).
+constexpr std::size_t kMaxTextBytes = 16384;
+
 std::vector<std::int64_t> parse_ids(const std::string& s) {
   std::vector<std::int64_t> ids;
   std::size_t i = 0;
@@ -55,11 +58,13 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   bool has_tokenizer = file_exists(in.folder + "/vocab.json") && file_exists(in.folder + "/merges.txt");
   std::optional<Gpt2Tokenizer> tok;
   if (text) {
+    if (text->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--text"}, {"max", kMaxTextBytes}});
     if (!has_tokenizer) throw UsageError("checkpoint.err.no_tokenizer", {{"folder", in.folder}});
     tok = Gpt2Tokenizer::from_folder(in.folder);
     in.ids = tok->encode(*text);
     if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--text"}});
   } else {
+    if (token_ids->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--token-ids"}, {"max", kMaxTextBytes}});
     in.ids = parse_ids(*token_ids);
     if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--token-ids"}});
     if (has_tokenizer) tok = Gpt2Tokenizer::from_folder(in.folder);

@@ -113,6 +113,7 @@ TEST_CASE("safetensors dtypes F16, BF16, F32 and F64 widen exactly", "[checkpoin
     Tensor t = f.read(*f.find(n));
     CHECK(t.data == std::vector<double>{1.5, -2.0, 0.25});
   }
+  CHECK(usage_error([&] { f.read(*f.find("empty")); }) == "checkpoint.err.convert file=" + d.path + "/x.safetensors tensor=empty shape=[0, 4]");
   CHECK(f.find("__metadata__") == nullptr);
   CHECK(f.entries().size() == 5);
 }
@@ -313,6 +314,7 @@ TEST_CASE("attnlab heads refuses bad input in one line", "[checkpoint][cli][bad_
       {"heads --weights /nonexistent/dir --token-ids 1,2", "/nonexistent/dir"},
       {"heads --weights no-such-model-here --token-ids 1,2", "hf download no-such-model-here"},
       {"heads --weights '" + w + "' --token-ids 1,2 --top 0", "--top"},
+      {"heads --weights '" + w + "' --text " + std::string(16385, 'a'), "16384"},
   };
   for (const Case& c : cases) {
     CliResult r = run_cli(c.args + " --lang en", "HF_HUB_CACHE=/nonexistent/hub ");

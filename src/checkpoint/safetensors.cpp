@@ -202,10 +202,9 @@ const TensorEntry* SafetensorsFile::find(const std::string& name) const {
 }
 
 Tensor SafetensorsFile::read(const TensorEntry& e) const {
-  std::size_t n = checked_numel(e.shape);
-  if (n == 0 && !e.shape.empty())
-    throw UsageError("checkpoint.err.too_large", {{"file", path_}, {"tensor", e.name}, {"shape", shape_text(e.shape)}});
-  Shape s = e.shape.empty() ? Shape{1} : e.shape;
+  Shape s = e.shape.empty() ? Shape{1} : e.shape;  // a scalar as (1)
+  if (s.size() > 4 || checked_numel(s) == 0)         // what a Tensor can hold: rank 1 to 4, 1 to 2^27 numbers
+    throw UsageError("checkpoint.err.convert", {{"file", path_}, {"tensor", e.name}, {"shape", shape_text(e.shape)}});
   Tensor t(s);
   const unsigned char* p = map_ + data_start_ + e.begin;
   std::size_t w = dtype_size(e.dtype);

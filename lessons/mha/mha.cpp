@@ -178,7 +178,7 @@ Trace run_real(const MhaOptions& given) {
   const ModelConfig& mc = in.model->config();
   std::int64_t layer = c.layer.value_or(0);
   if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}});
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
   LessonRecorder r("mha", c.lang, {"mha"});
   HeadDims d{in.ids.size(), mc.d, mc.n_h, mc.d_h};
   record_head_config(r, c, in.labels, d);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -324,4 +325,28 @@ TEST_CASE("attnlab heads refuses bad input in one line", "[checkpoint][cli][bad_
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.err.find(c.needle) != std::string::npos);
   }
+}
+
+TEST_CASE("lesson mha on a real layer shows that layer's own attention", "[checkpoint][cli]") {
+  nlohmann::json g = golden();
+  std::string ids;
+  for (auto id : g["token_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  CliResult r = run_cli("lesson mha --weights '" + fixture("tiny-gpt2-sharded") + "' --layer 1 --token-ids " + ids + " --json -");
+  REQUIRE(r.code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  const auto& w = j["tensors"]["weights"];
+  REQUIRE(w["shape"] == std::vector<int>{4, 10, 10});
+  double diff = 0;
+  for (std::size_t h = 0, k = 0; h < 4; ++h)
+    for (std::size_t i = 0; i < 10; ++i)
+      for (std::size_t c = 0; c < 10; ++c, ++k) diff = std::max(diff, std::fabs(w["data"][k].get<double>() - g["attention"][1][h][i][c].get<double>()));
+  CHECK(diff < 1e-9);
+  std::map<std::string, double> values;
+  for (const auto& s : j["steps"])
+    for (auto& [k, v] : s["values"].items()) values[k] = v.get<double>();
+  CHECK(values.at("head1_check") < 1e-12);  // b_Q included
+  CHECK(values.at("sum_check") < 1e-12);    // b_O included
+  CHECK(j["config"]["causal"] == true);  // GPT-2 is causal without --causal
+  CHECK(j["config"]["layer"] == 1);
+  CHECK(run_cli("lesson mha --weights '" + fixture("tiny-gpt2") + "' --layer 2 --token-ids 1,2").code == 2);
 }

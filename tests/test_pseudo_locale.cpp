@@ -100,7 +100,7 @@ std::set<std::string> base_allowlist() {
   std::set<std::string> allow;
   // Program, units, formats, model families and the names of things that are not translated.
   add_identifiers(allow,
-                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops "
+                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops heads "
                   "KiB MiB GiB TiB PiB bf16 fp16 fp32 fp8 int8 int4 float bfloat "
                   "gpt llama mistral qwen falcon deepseek gemma mha gqa mqa mla ffn gelu swiglu silu relu "
                   "tanh softmax rope geva attention block gate symmetry roles memory hotpot inf nan");
@@ -204,4 +204,18 @@ TEST_CASE("pseudo-locale: the HTML pages' words come from the catalogs", "[catal
     for (const std::string& f : found) UNSCOPED_INFO("plain English: " << f);
     CHECK(found.empty());
   }
+}
+
+TEST_CASE("pseudo-locale: the heads command, lesson mha on a real checkpoint and their errors", "[catalog][qps]") {
+  std::string w = std::string(ATTNLAB_TEST_DIR) + "/fixtures/checkpoints/tiny-gpt2";
+  std::set<std::string> allow = lesson_allowlist("mha");
+  add_identifiers(allow, "heads weights layer tokens");
+  for (const std::string& args : std::vector<std::string>
+       {"heads --weights " + w + " --token-ids 1,2,3,4", "heads --help", "lesson mha --help",
+        "lesson mha --weights " + w + " --layer 1 --token-ids 1,2,3",
+        // errors
+        "heads --weights " + w, "heads --weights " + w + " --text hello", "heads --weights " + w + " --token-ids 1,99",
+        "heads --weights no-such-model --token-ids 1,2", "lesson mha --weights " + w + " --layer 2 --token-ids 1,2",
+        "lesson mha --weights " + w + " --heads 2 --token-ids 1,2", "lesson mha --layer 1"})
+    check_no_leaks(args, allow);
 }

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include "attention.h"
+#include "errors.h"
 #include "lesson.h"
 #include "random.h"
+#include "real_weights.h"
 
 namespace attn {
 
@@ -14,6 +16,7 @@ namespace {
 // Everything the lesson shows, computed before any narration.
 struct Mha {
   Tensor X, W_Q, W_K, W_V, W_O;  // (T, D), (D, D) × 4
+  Tensor b_Q, b_O;               // (D): zero here; a real checkpoint's biases (GPT-2 has them)
   AttentionPass p;               // Q, K, V, heads, scores, weights, concat, output
   Tensor W_Q_1, Q_1_direct;      // (D, Dh), (T, Dh): head 1's own projection, computed alone
   Tensor contributions;          // (H, T, D): head_i W_O,i
@@ -28,16 +31,41 @@ Mha compute(const HeadDims& d, std::uint64_t seed, bool causal) {
   m.W_K = init_weight(rng, d.D, d.D);
   m.W_V = init_weight(rng, d.D, d.D);
   m.W_O = init_weight(rng, d.D, d.D);
+  m.b_Q = Tensor({d.D});
+  m.b_O = Tensor({d.D});
   m.p = grouped_attention(m.X, m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.H, causal);
-  m.W_Q_1 = col_block(m.W_Q, 0, d.Dk);  // (D, Dh)
-  m.Q_1_direct = matmul(m.X, m.W_Q_1);  // (T, Dh)
-  m.contributions = head_contributions(m.p.heads, m.W_O);
-  m.contribution_sum = sum_over_heads(m.contributions);
   return m;
 }
 
-void step_input(LessonRecorder& r, const Mha& m, const std::vector<std::string>& tokens) {
-  r.step("input", {{"placeholders", tokens.size() > 8}});
+// The checks every run shows: head 1 computed on its own, and the output as a sum over heads.
+void compute_checks(const HeadDims& d, Mha& m) {
+  Tensor b_Q_1({d.Dk}, std::vector<double>(m.b_Q.data.begin(), m.b_Q.data.begin() + static_cast<std::ptrdiff_t>(d.Dk)));
+  m.W_Q_1 = col_block(m.W_Q, 0, d.Dk);                   // (D, Dh)
+  m.Q_1_direct = add_bias(matmul(m.X, m.W_Q_1), b_Q_1);  // (T, Dh)
+  m.contributions = head_contributions(m.p.heads, m.W_O);
+  m.contribution_sum = add_bias(sum_over_heads(m.contributions), m.b_O);
+}
+
+// A real checkpoint's layer: X is ln_1 of the residual stream entering the layer (the real
+// embeddings and the layers below), the weights are the layer's own, attention is causal.
+Mha compute_real(const RealInput& in, std::size_t layer) {
+  Gpt2LayerWeights w;
+  Gpt2LayerPass pass = gpt2_layer_pass(*in.model, in.ids, layer, &w);
+  Mha m;
+  m.X = std::move(pass.ln1.out);
+  m.W_Q = std::move(w.W_Q);
+  m.W_K = std::move(w.W_K);
+  m.W_V = std::move(w.W_V);
+  m.W_O = std::move(w.W_O);
+  m.b_Q = std::move(w.b_Q);
+  m.b_O = std::move(w.b_O);
+  m.p = std::move(pass.attn);
+  return m;
+}
+
+void step_input(LessonRecorder& r, const Mha& m, const std::vector<std::string>& tokens, bool real = false) {
+  if (real) r.step("input_real");
+  else r.step("input", {{"placeholders", tokens.size() > 8}});
   r.tensor("X", m.X, {.rows = tokens});
 }
 
@@ -121,9 +149,15 @@ struct MhaOptions : RunContext {
   std::optional<std::string> tokens;
   std::optional<std::int64_t> seq_len, d_model, heads;
   bool causal = false;
+  std::optional<std::string> weights, text, token_ids;  // a real checkpoint and the learner's sentence
+  std::optional<std::int64_t> layer;
 };
 
 void bind(OptionBinder& b, MhaOptions& o) {
+  b.text("--weights", o.weights);
+  b.integer("--layer", o.layer);
+  b.text("--text", o.text);
+  b.text("--token-ids", o.token_ids);
   b.text("--tokens", o.tokens);
   b.integer("--seq-len", o.seq_len);
   b.integer("--d-model", o.d_model);
@@ -131,12 +165,50 @@ void bind(OptionBinder& b, MhaOptions& o) {
   b.toggle("--causal", o.causal);
 }
 
+// Tokens a real run may show: its (H, T, T) heatmaps stay readable and small.
+constexpr std::size_t kRealMaxTokens = 64;
+
+Trace run_real(const MhaOptions& given) {
+  for (auto [set, flag] : {std::pair{given.tokens.has_value(), "--tokens"}, {given.seq_len.has_value(), "--seq-len"},
+                           {given.d_model.has_value(), "--d-model"}, {given.heads.has_value(), "--heads"}})
+    if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
+  MhaOptions c = given;
+  c.causal = true;  // GPT-2's attention is causal, whatever --causal says
+  RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
+  const ModelConfig& mc = in.model->config();
+  std::int64_t layer = c.layer.value_or(0);
+  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  LessonRecorder r("mha", c.lang, {"mha"});
+  HeadDims d{in.ids.size(), mc.d, mc.n_h, mc.d_h};
+  record_head_config(r, c, in.labels, d);
+  r.config("weights", in.folder);
+  r.config("layer", layer);
+  Mha m = compute_real(in, static_cast<std::size_t>(layer));
+  compute_checks(d, m);
+  const std::vector<std::string>& tokens = in.labels;
+
+  r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d}});
+  step_input(r, m, tokens, true);
+  step_project(r, d, m, tokens);
+  step_split_heads(r, d, m, tokens);
+  step_attention(r, d, m, tokens, true);
+  step_concat_output(r, d, m, tokens);
+  step_params(r, d);
+  return r.finish();
+}
+
 Trace run(const MhaOptions& c) {
+  if (c.weights) return run_real(c);
+  for (auto [set, flag] : {std::pair{c.text.has_value(), "--text"}, {c.token_ids.has_value(), "--token-ids"},
+                           {c.layer.has_value(), "--layer"}})
+    if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("mha", c.lang, {"mha"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   HeadDims d = resolve_head_dims(c, tokens.size());
   record_head_config(r, c, tokens, d);
   Mha m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
+  compute_checks(d, m);
 
   step_input(r, m, tokens);
   step_project(r, d, m, tokens);

@@ -35,6 +35,7 @@ void setup_kv_cache(CLI::App& root);  // attnlab kv-cache
 void setup_render(CLI::App& root);    // attnlab render TRACE.json (--html FILE | --text)
 void setup_bench(CLI::App& root);     // attnlab bench memory | decode
 void setup_flops(CLI::App& root);     // attnlab flops
+void setup_heads(CLI::App& root);     // attnlab heads (a real checkpoint's head roles)
 
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).

@@ -1,0 +1,82 @@
+// Loading a real checkpoint and the learner's sentence. See real_weights.h.
+#include "real_weights.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "bpe.h"
+#include "errors.h"
+#include "locate.h"
+
+namespace attn {
+
+namespace {
+
+// --text longer than this is refused before tokenizing (BPE is quadratic in a piece's length).
+constexpr std::size_t kMaxTextBytes = 16384;
+
+std::vector<std::int64_t> parse_ids(const std::string& s) {
+  std::vector<std::int64_t> ids;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ',' || s[i] == ' ')) ++i;
+    if (i >= s.size()) break;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ',' && s[j] != ' ') ++j;
+    std::string word = s.substr(i, j - i);
+    bool digits = !word.empty() && word.size() <= 9;
+    for (char c : word) digits = digits && c >= '0' && c <= '9';
+    if (!digits) throw UsageError("checkpoint.err.token_id", {{"flag", "--token-ids"}, {"value", word}});
+    ids.push_back(std::stoll(word));
+    i = j;
+  }
+  return ids;
+}
+
+bool file_exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+std::size_t tokens_within(std::size_t layers, std::size_t heads, std::size_t count, std::size_t budget) {
+  std::size_t per = std::max<std::size_t>(1, layers * heads * count), T = 1;
+  while ((T + 1) * (T + 1) <= budget / per) ++T;
+  return T;
+}
+
+RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
+                          const std::optional<std::string>& token_ids, std::size_t max_tokens) {
+  if (text && token_ids) throw UsageError("checkpoint.err.text_and_ids", {});
+  if (!text && !token_ids) throw UsageError("checkpoint.err.no_text", {});
+  RealInput in;
+  in.folder = resolve_weights(weights);
+  in.model = std::make_unique<Gpt2Model>(in.folder);
+  const ModelConfig& m = in.model->config();
+  bool has_tokenizer = file_exists(in.folder + "/vocab.json") && file_exists(in.folder + "/merges.txt");
+  std::optional<Gpt2Tokenizer> tok;
+  if (text) {
+    if (text->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--text"}, {"max", kMaxTextBytes}});
+    if (!has_tokenizer) throw UsageError("checkpoint.err.no_tokenizer", {{"folder", in.folder}});
+    tok = Gpt2Tokenizer::from_folder(in.folder);
+    in.ids = tok->encode(*text);
+    if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--text"}});
+  } else {
+    if (token_ids->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--token-ids"}, {"max", kMaxTextBytes}});
+    in.ids = parse_ids(*token_ids);
+    if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--token-ids"}});
+    if (has_tokenizer) tok = Gpt2Tokenizer::from_folder(in.folder);
+  }
+  for (std::int64_t id : in.ids)
+    if (id < 0 || static_cast<std::uint64_t>(id) >= m.vocab)
+      throw UsageError("checkpoint.err.id_range", {{"id", id}, {"vocab", m.vocab}});
+  std::size_t limit = std::min<std::size_t>(max_tokens, m.positions);
+  if (in.ids.size() > limit)
+    throw UsageError("checkpoint.err.too_many_tokens", {{"flag", text ? "--text" : "--token-ids"}, {"n", in.ids.size()}, {"max", limit}});
+  for (std::int64_t id : in.ids) in.labels.push_back(tok ? tok->label(id) : "#" + std::to_string(id));
+  return in;
+}
+
+}  // namespace attn

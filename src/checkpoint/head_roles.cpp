@@ -1,0 +1,52 @@
+// Head role scores. See head_roles.h.
+#include "head_roles.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace attn {
+
+void score_positional_roles(const std::vector<Tensor>& weights, HeadRoleScores& out) {
+  std::size_t L = weights.size(), H = L ? weights[0].dim(0) : 0, T = L ? weights[0].dim(1) : 0;
+  if (T < 2) throw std::invalid_argument("head roles need at least 2 tokens");
+  out.previous = Tensor({L, H});
+  out.first = Tensor({L, H});
+  out.self = Tensor({L, H});
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      double p = 0, f = 0, s = 0;
+      for (std::size_t i = 1; i < T; ++i) {
+        p += weights[l](h, i, i - 1);
+        f += weights[l](h, i, 0);
+        s += weights[l](h, i, i);
+      }
+      double n = static_cast<double>(T - 1);
+      out.previous(l, h) = p / n;
+      out.first(l, h) = f / n;
+      out.self(l, h) = s / n;
+    }
+}
+
+Tensor induction_scores(const std::vector<Tensor>& weights, std::size_t T0) {
+  std::size_t L = weights.size(), H = L ? weights[0].dim(0) : 0;
+  if (T0 < 2 || (L && weights[0].dim(1) != 2 * T0)) throw std::invalid_argument("induction needs the doubled text");
+  Tensor out({L, H});
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      double s = 0;
+      for (std::size_t i = T0; i < 2 * T0; ++i) s += weights[l](h, i, i - T0 + 1);
+      out(l, h) = s / static_cast<double>(T0);
+    }
+  return out;
+}
+
+std::vector<HeadRef> top_heads(const Tensor& scores, std::size_t k) {
+  std::vector<HeadRef> all;
+  for (std::size_t l = 0; l < scores.dim(0); ++l)
+    for (std::size_t h = 0; h < scores.dim(1); ++h) all.push_back({l, h, scores(l, h)});
+  std::stable_sort(all.begin(), all.end(), [](const HeadRef& a, const HeadRef& b) { return a.score > b.score; });
+  if (all.size() > k) all.resize(k);
+  return all;
+}
+
+}  // namespace attn

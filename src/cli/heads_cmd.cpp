@@ -1,0 +1,153 @@
+// attnlab heads --weights PATH --text "…": every head of a real GPT-2 checkpoint, scored for the
+// chapter's roles (section 1.4): previous-token, first-token (sentence start), self, and induction
+// (on the text repeated twice). A grid per role (layers down, heads across), the top heads of
+// each, or --json. Layers and heads count from 0 (h.5.… in the tensor names, L5H1 in
+// TransformerLens). The scores are defined in src/checkpoint/head_roles.h.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "errors.h"
+#include "head_roles.h"
+#include "real_weights.h"
+#include "table.h"
+#include "text.h"
+
+namespace attn::cli {
+
+namespace {
+
+// Attention weights kept at once: L·H·T² doubles (2^25 = 256 MiB), on the doubled text too.
+constexpr std::size_t kHeadsBudget = std::size_t{1} << 25;
+
+struct HeadsOptions {
+  std::string weights;
+  std::optional<std::string> text, token_ids;
+  std::int64_t top = 5;
+  bool json = false;
+};
+
+struct HeadsReport {
+  RealInput in;
+  HeadRoleScores s;
+  bool induction = false;
+};
+
+const char* const kRoles[] = {"previous", "first", "self", "induction"};
+
+const Tensor& role_grid(const HeadRoleScores& s, const std::string& role) {
+  if (role == "previous") return s.previous;
+  if (role == "first") return s.first;
+  if (role == "self") return s.self;
+  return s.induction;
+}
+
+std::string grid_text(const Tensor& g, const Text& t) {
+  TextTable tb;
+  tb.header.push_back(t("checkpoint.heads.col.layer"));
+  tb.right.push_back(true);
+  for (std::size_t h = 0; h < g.dim(1); ++h) {
+    tb.header.push_back(fmt::format("H{}", h));
+    tb.right.push_back(true);
+  }
+  for (std::size_t l = 0; l < g.dim(0); ++l) {
+    std::vector<std::string> row{fmt::format("L{}", l)};
+    for (std::size_t h = 0; h < g.dim(1); ++h) row.push_back(fixed(g(l, h), 2));
+    tb.rows.push_back(row);
+  }
+  return render_table(tb);
+}
+
+std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
+  const ModelConfig& m = r.in.model->config();
+  std::string out = t("checkpoint.heads.model", {{"folder", r.in.folder}, {"layers", m.l}, {"heads", m.n_h}, {"d_model", m.d}}) + "\n";
+  out += t("checkpoint.heads.tokens", {{"n", r.in.ids.size()}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n";
+  out += t("checkpoint.heads.counting") + "\n\n";
+  for (const std::string role : kRoles) {
+    if (role == "induction" && !r.induction) {
+      out += t("checkpoint.heads.no_induction", {{"n", r.in.ids.size()}}) + "\n";
+      continue;
+    }
+    const Tensor& g = role_grid(r.s, role);
+    out += t("checkpoint.heads.role." + role) + "\n" + grid_text(g, t);
+    std::vector<std::string> best;
+    for (const HeadRef& h : top_heads(g, top)) best.push_back(fmt::format("L{}H{} {}", h.layer, h.head, fixed(h.score, 2)));
+    out += "  " + t("checkpoint.heads.top", {{"n", best.size()}, {"heads", fmt::format("{}", fmt::join(best, ", "))}}) + "\n\n";
+  }
+  out += t("checkpoint.heads.reading") + "\n";
+  return out;
+}
+
+nlohmann::json grid_json(const Tensor& g) {
+  nlohmann::json a = nlohmann::json::array();
+  for (std::size_t l = 0; l < g.dim(0); ++l) {
+    nlohmann::json row = nlohmann::json::array();
+    for (std::size_t h = 0; h < g.dim(1); ++h) row.push_back(g(l, h));
+    a.push_back(row);
+  }
+  return a;
+}
+
+std::string render_json(const HeadsReport& r, std::size_t top) {
+  const ModelConfig& m = r.in.model->config();
+  nlohmann::json j;
+  j["schema"] = "attnlab.heads/1";
+  j["weights"] = r.in.folder;
+  j["layers"] = m.l;
+  j["heads"] = m.n_h;
+  j["d_model"] = m.d;
+  j["token_ids"] = r.in.ids;
+  j["tokens"] = r.in.labels;
+  for (const std::string role : kRoles) {
+    if (role == "induction" && !r.induction) {
+      j["scores"][role] = nullptr;
+      continue;
+    }
+    const Tensor& g = role_grid(r.s, role);
+    j["scores"][role] = grid_json(g);
+    nlohmann::json best = nlohmann::json::array();
+    for (const HeadRef& h : top_heads(g, top)) best.push_back({{"layer", h.layer}, {"head", h.head}, {"score", h.score}});
+    j["top"][role] = best;
+  }
+  return j.dump(1) + "\n";
+}
+
+void run_heads(const HeadsOptions& o) {
+  if (o.top < 1) throw UsageError("checkpoint.err.top", {{"flag", "--top"}});
+  HeadsReport r;
+  // The cap is checked against the model once it is known (it needs L and H).
+  r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX);
+  const ModelConfig& m = r.in.model->config();
+  std::size_t T = r.in.ids.size(), max_t = tokens_within(m.l, m.n_h, 1, kHeadsBudget);
+  if (T > max_t)
+    throw UsageError("checkpoint.err.too_many_tokens", {{"flag", o.text ? "--text" : "--token-ids"}, {"n", T}, {"max", max_t}});
+  if (T < 2) throw UsageError("checkpoint.err.two_tokens", {{"flag", o.text ? "--text" : "--token-ids"}});
+  Gpt2Run run = gpt2_forward(*r.in.model, r.in.ids, false);
+  score_positional_roles(run.attention, r.s);
+  run = {};
+  r.induction = 2 * T <= std::min<std::size_t>(m.positions, max_t);
+  if (r.induction) {
+    std::vector<std::int64_t> twice = r.in.ids;
+    twice.insert(twice.end(), r.in.ids.begin(), r.in.ids.end());
+    r.s.induction = induction_scores(gpt2_forward(*r.in.model, twice, false).attention, T);
+  }
+  auto top = static_cast<std::size_t>(std::min<std::int64_t>(o.top, static_cast<std::int64_t>(m.l * m.n_h)));
+  emit(o.json ? render_json(r, top) : render_text(r, top, text()));
+}
+
+}  // namespace
+
+void setup_heads(CLI::App& root) {
+  auto opt = std::make_shared<HeadsOptions>();
+  const Text& t = text();
+  CLI::App* sub = root.add_subcommand("heads", t("checkpoint.heads.description"));
+  sub->add_option("--weights", opt->weights, t("cli.opt.weights"))->required();
+  sub->add_option("--text", opt->text, t("cli.opt.text"));
+  sub->add_option("--token-ids", opt->token_ids, t("cli.opt.token_ids"));
+  sub->add_option("--top", opt->top, t("checkpoint.heads.opt.top"));
+  sub->add_flag("--json", opt->json, t("checkpoint.heads.opt.json"));
+  add_lang_option(sub);
+  sub->callback([opt] { run_heads(*opt); });
+}
+
+}  // namespace attn::cli

@@ -139,6 +139,7 @@ Trace run(const MhaOptions& c) {
   Mha m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
 
   step_input(r, m, tokens);
+  note_d_model_derived(r, d.d_model_derived, d.D, d.H);
   step_project(r, d, m, tokens);
   step_split_heads(r, d, m, tokens);
   step_attention(r, d, m, tokens, c.causal);

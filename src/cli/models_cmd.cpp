@@ -40,7 +40,7 @@ void run_models() {
                        r.active == r.total ? "" : with_commas_u(r.active), with_commas_u(u.bytes_per_token), official});
   }
   std::string out = render_table(tb);
-  out += "\n" + t("calc.models.footer") + "\n";
+  out += "\n" + t("calc.models.footer") + "\n" + t("calc.models.official_note") + "\n";
   emit(out);
 }
 

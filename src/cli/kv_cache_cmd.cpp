@@ -69,14 +69,12 @@ std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& dt,
   return out + "\n";
 }
 
-std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v, const KvOptions& o, const Dtype& dt,
-                           const Text& t) {
+std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v, const KvOptions& o, const Text& t) {
   std::string out = t("calc.kv.whatif", {{"n_h", w.n_h}, {"d_h", w.d_h}, {"l", w.l}}) + "\n";
   TextTable tb;
-  tb.header = {t("calc.kv.col.kind"),        t("calc.kv.col.formula"),     t("calc.kv.col.layer_elements"),
-               t("calc.kv.col.layer_bytes"), t("calc.kv.col.elements"),    t("calc.kv.col.vectors"),
-               t("calc.kv.col.bytes"),       t("calc.kv.col.seq_batch")};
-  tb.right = {false, false, true, true, true, true, true, true};
+  tb.header = {t("calc.kv.col.kind"),     t("calc.kv.col.formula"), t("calc.kv.col.layer_elements"), t("calc.kv.col.vectors"),
+               t("calc.kv.col.elements"), t("calc.kv.col.bytes"),   t("calc.kv.col.seq_batch")};
+  tb.right = {false, false, true, true, true, true, true};
   if (o.tp > 1) {
     tb.header.push_back(t("calc.kv.col.per_gpu", {{"tp", o.tp}}));
     tb.right.push_back(true);
@@ -93,9 +91,8 @@ std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v,
                           : r.name == "mqa"      ? "2·d_h·l"
                                                  : fmt::format("(d_c+d_R)·l ({}+{})", w.d_c, w.d_R);
     std::string name = r.name == "mha" ? "MHA" : r.name == "mha_full" ? "MHA'" : r.name == "gqa" ? "GQA" : r.name == "mqa" ? "MQA" : "MLA";
-    std::vector<std::string> row = {name, formula, with_commas_u(r.elements_per_layer),
-                                    with_commas_u(bytes_of(r.elements_per_layer, dt, "kv")), with_commas_u(r.elements_per_token),
-                                    with_commas_u(r.vectors_per_layer), with_commas_u(r.bytes_per_token),
+    std::vector<std::string> row = {name, formula, with_commas_u(r.elements_per_layer), with_commas_u(r.vectors_per_layer),
+                                    with_commas_u(r.elements_per_token), with_commas_u(r.bytes_per_token),
                                     binary_size(static_cast<double>(r.total_bytes))};
     if (o.tp > 1) row.push_back(binary_size(static_cast<double>(r.per_gpu_bytes)));
     row.push_back(pct(r.ratio_to_mha));
@@ -247,7 +244,7 @@ void run_kv(KvOptions o) {
                                        {"batch", o.batch}, {"tp", o.tp}}) + "\n\n";
   out += own_cache(m, o, dt, t);
   if (!o.memory.empty()) out += memory_section(m, o, dt, t);
-  out += whatif_section(w, variants, o, dt, t);
+  out += whatif_section(w, variants, o, t);
   if (is_deepseek(m)) out += mla_note(t);  // the conversation's DeepSeek figures, for DeepSeek models
   emit(out);
 }

@@ -1,5 +1,6 @@
 #include "lesson.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -115,13 +116,17 @@ void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const c
 
 HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads,
                            std::size_t T) {
-  std::size_t D = positive(d_model, 8, "--d-model");
   std::size_t H = positive(heads, 2, "--heads");
+  std::size_t D = d_model_or_derived(d_model, H);
   require_divisible(D, "--d-model", H, "--heads");
-  require_fits({D, D}, "W_Q", "--d-model");
+  require_fits({D, D}, "W_Q", d_model ? "--d-model" : "--heads");
   require_fits({T, D}, "X", "--seq-len/--tokens, --d-model");
   require_fits({H, T, T}, "scores", "--seq-len/--tokens, --heads");
-  return {T, D, H, D / H};
+  return {T, D, H, D / H, !d_model && D != 8};
+}
+
+std::size_t d_model_or_derived(const std::optional<std::int64_t>& d_model, std::size_t heads) {
+  return positive(d_model, heads * std::max<std::size_t>(2, (8 + heads - 1) / heads), "--d-model");
 }
 
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n) {

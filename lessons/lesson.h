@@ -61,7 +61,17 @@ void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const c
 // Dk = D / H; checks divisibility and that W (D, D), X (T, D) and the scores (H, T, T) fit.
 struct HeadDims {
   std::size_t T, D, H, Dk;
+  bool d_model_derived = false;  // no --d-model, and the heads raised it past the default 8
 };
+// d_model from --d-model, or derived by the one rule every lesson with heads follows (stated in
+// --help, cli.opt.d_model): the smallest multiple of the heads that is at least 8 and gives each
+// head at least 2 numbers, h·max(2, ⌈8/h⌉) (8 for 1, 2 or 4 heads; 24 for 12).
+std::size_t d_model_or_derived(const std::optional<std::int64_t>& d_model, std::size_t heads);
+// The note a run makes when its d_model was derived (common.note_d_model_derived).
+template <class R>
+void note_d_model_derived(R& r, bool derived, std::size_t D, std::size_t H) {
+  if (derived) r.note("note_d_model_derived", {{"d_model", D}, {"heads", H}, {"d_k", D / H}});
+}
 HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads, std::size_t T);
 template <class O>  // any options with d_model and heads
 HeadDims resolve_head_dims(const O& c, std::size_t T) {

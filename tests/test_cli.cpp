@@ -95,7 +95,7 @@ TEST_CASE("json to a file: the trace is written there", "[cli][json]") {
 TEST_CASE("bad input: exit 2, one line naming the flag, nothing on stdout", "[cli][errors]") {
   expect_usage_error("lesson nosuch", "unknown lesson 'nosuch'");
   expect_usage_error("lesson", "name a lesson");
-  expect_usage_error("lesson mha --heads 3", "--heads");
+  expect_usage_error("lesson mha --d-model 8 --heads 3", "--heads");
   expect_usage_error("lesson mha --d-model abc", "--d-model");
   expect_usage_error("lesson mha --d-model 0", "--d-model must be a positive integer");
   expect_usage_error("lesson mha --d-model -8", "--d-model");
@@ -171,7 +171,7 @@ bool has_cjk(const std::string& s) {
 }  // namespace
 
 TEST_CASE("language: errors and --help speak the run's language, flags stay as typed", "[cli][lang][errors]") {
-  CliResult bad = run_cli("lesson mha --heads 3 --lang zh");
+  CliResult bad = run_cli("lesson mha --d-model 8 --heads 3 --lang zh");
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
   CHECK(count_lines(bad.err) == 1);
@@ -230,7 +230,7 @@ TEST_CASE("pseudo-locale: the calculators, list, --help and errors come through 
                            R"(unknown|the|Run|Print|expected|languages?|command)\b)");
   for (const char* args : {"list", "models", "params --model deepseek-v3", "params --d-model 64 --heads 4",
                            "kv-cache --model gpt2 --tp 4 --memory 80GiB", "kv-cache --compare gpt2,deepseek-v3",
-                           "--help", "lesson --help", "kv-cache --help", "params --help", "lesson mha --heads 3",
+                           "--help", "lesson --help", "kv-cache --help", "params --help", "lesson mha --d-model 8 --heads 3",
                            "lesson nosuch", "frobnicate", "lesson mha x y"}) {
     CliResult r = run_cli(std::string(args) + " --lang qps");
     CHECK(std::regex_search(run_cli(std::string(args) + " --lang en").out + run_cli(std::string(args) + " --lang en").err, english));

@@ -86,11 +86,14 @@ TEST_CASE("FFN parameter counts at d = 768 are the chapter's", "[ffn]") {
   CHECK(integer(t, "params_768") == 4722432);
   CHECK(integer(t, "params_run") == 148);              // 4·16 + 16 + 16·4 + 4
   CHECK(integer(t, "attention_params_768") == 2359296);  // 4 · 768²
-  // 4,722,432 / (2,359,296 + 4,722,432) = 4,722,432 / 7,081,728 = 0.66685
-  CHECK(real(t, "ffn_share_768") == Approx(0.66685).epsilon(1e-4));
+  // weights only, one convention in the column: 4,718,592 / (2,359,296 + 4,718,592) = 2/3
+  CHECK(real(t, "ffn_share_768") == Approx(2.0 / 3.0).epsilon(1e-12));
   const Table& split = step_of(t, "split").tables.at(0);
-  CHECK(std::get<std::string>(split.rows.at(0).at(4)) == "33%");
-  CHECK(std::get<std::string>(split.rows.at(1).at(4)) == "67%");
+  CHECK(std::get<std::string>(split.rows.at(0).at(4)) == "33.33%");
+  CHECK(std::get<std::string>(split.rows.at(1).at(4)) == "66.67%");
+  // the GPT-2 small checkpoint's layer with biases: 4,722,432 / (2,362,368 + 4,722,432) = 66.66%
+  CHECK(std::get<std::int64_t>(split.rows.at(0).at(5)) == 2362368);
+  CHECK(std::get<std::string>(split.rows.at(1).at(6)) == "66.66%");
 }
 
 TEST_CASE("SwiGLU hidden widths and counts, as LLaMA rounds them", "[swiglu]") {
@@ -274,7 +277,8 @@ bool step_has_note(const Trace& t, const std::string& step, const std::string& n
 
 TEST_CASE("ffn: 2/3 is per layer, the whole GPT-2 small is 45.5% FFN", "[ffn][issue9]") {
   Trace t = run("ffn");
-  CHECK(real(t, "ffn_share_768") == Approx(0.6668).epsilon(1e-4));
+  CHECK(real(t, "ffn_share_768") == Approx(2.0 / 3.0).epsilon(1e-12));  // weights only, the chapter's 8d² / 12d²
+  CHECK(real(t, "ffn_share_gpt2_layer") == Approx(4722432.0 / 7084800.0).epsilon(1e-12));  // with biases
   // 12 · 4,722,432 = 56,669,184 of 124,439,808 (`params --model gpt2`)
   CHECK(integer(t, "gpt2_ffn_params") == 56669184);
   CHECK(integer(t, "gpt2_params") == 124439808);

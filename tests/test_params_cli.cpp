@@ -43,7 +43,7 @@ TEST_CASE("kv-cache --model deepseek-v3 --seq-len 32768", "[params_cli]") {
   CHECK_THAT(r.out, Catch::Contains("2.1 GiB (2,302,672,896 B)"));
   CHECK_THAT(r.out, Catch::Contains("<- this model"));
   CHECK_THAT(r.out, Catch::Contains("93.3% less"));
-  CHECK_THAT(r.out, Catch::Contains("MHA  ████"));
+  CHECK_THAT(r.out, Catch::Contains("MHA   ████"));
 }
 
 TEST_CASE("kv-cache --json has exactly the issue's schema", "[params_cli]") {

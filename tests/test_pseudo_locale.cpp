@@ -149,6 +149,8 @@ TEST_CASE("pseudo-locale: every lesson's visible words come from its catalog", "
     check_no_leaks(std::string("lesson ") + l->name + " --help", allow);
   }
   check_no_leaks("lesson mha --causal --seq-len 10", lesson_allowlist("mha"));
+  check_no_leaks("lesson mha --heads 12 --step 1,weights", lesson_allowlist("mha"));  // derived d_model, --step header
+  check_no_leaks("lesson mha --help", lesson_allowlist("mha"));                       // step list
 }
 
 TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog][qps]") {
@@ -156,6 +158,8 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
   for (const char* args : {"list", "models", "params --model gpt2", "params --model deepseek-v3",
                            "params --model llama-3-8b", "kv-cache --model deepseek-v3 --seq-len 32768",
                            "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
+                           "kv-cache --model deepseek-v3 --kv-heads 8 --tp 8", "params --d-model 768 --heads 12",
+                           "params --model qwen3-30b-a3b", "params --model gpt-3-175b",
                            "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help",
                            "render --help",
                            "bench --help", "bench memory --help", "bench decode --help", "flops --help",
@@ -166,7 +170,7 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
 
 TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
   std::set<std::string> allow = base_allowlist();
-  for (const char* args : {"lesson mha --heads 3", "lesson mha --d-model 0", "lesson nosuch", "nosuch",
+  for (const char* args : {"lesson mha --d-model 8 --heads 3", "lesson mha --d-model 0", "lesson nosuch", "nosuch",
                            "lesson gqa --heads 4 --kv-heads 3", "lesson mha --seed -1", "lesson mha --precision 20",
                            "kv-cache --model nosuch", "params --config /nonexistent", "lesson mha --tokens ''",
                            "lesson mha --bogus", "lesson gelu --values x", "render /nonexistent.json --text",
@@ -218,4 +222,6 @@ TEST_CASE("pseudo-locale: the heads command, lesson mha on a real checkpoint and
         "heads --weights no-such-model --token-ids 1,2", "lesson mha --weights " + w + " --layer 2 --token-ids 1,2",
         "lesson mha --weights " + w + " --heads 2 --token-ids 1,2", "lesson mha --layer 1"})
     check_no_leaks(args, allow);
+  // the valid steps are listed by id (identifiers, like the lesson's tensor names)
+  for (const char* args : {"lesson mha --step nosuch", "lesson mha --step 1,,2"}) check_no_leaks(args, lesson_allowlist("mha"));
 }

@@ -44,8 +44,8 @@ void bind(OptionBinder& b, BlockOptions& o) {
 }
 
 Dims resolve_dims(const BlockOptions& c, std::size_t T) {
-  std::size_t D = positive(c.d_model, 8, "--d-model");
   std::size_t H = positive(c.heads, 2, "--heads");
+  std::size_t D = d_model_or_derived(c.d_model, H);
   require_divisible(D, "--d-model", H, "--heads");
   std::size_t F = positive(c.d_ff, 4 * D, "--d-ff");
   Activation act = resolve_activation(c);
@@ -182,6 +182,7 @@ Trace run(const BlockOptions& c) {
 
   r.step("input");
   r.tensor("X", b.X, Labels{.rows = tokens});
+  note_d_model_derived(r, !c.d_model && d.D != 8, d.D, d.H);
   step_ln(r, 1, b.X, b.p.ln1, b.w.ln1_gamma, b.w.ln1_beta, tokens);
   step_attention(r, d, b.w, b.p, tokens, c.causal);
   r.step("resid1");

@@ -108,19 +108,28 @@ void step_params(LessonRecorder& r, std::size_t D, std::size_t F) {
   r.value("params_768", big.total);
 
   r.step("split");
+  // One convention per column, both without LayerNorm: weights only (the chapter's 4d² : 8d²), and
+  // the real GPT-2 small checkpoint's layer with its biases, from the `params` command's count.
   std::int64_t attn_run = attention_param_count(d, 1, 1, d), attn_768 = attention_param_count(768, 12, 12, 64);
+  std::int64_t ffn_run = run.W_1 + run.W_2, ffn_768 = big.W_1 + big.W_2;
+  ParamReport gpt2 = count_params(load_preset("gpt2"));
+  auto attn_ckpt = static_cast<std::int64_t>(gpt2.layers.at(0).attention_total);
+  auto ffn_ckpt = static_cast<std::int64_t>(gpt2.layers.at(0).ffn_total);
   auto share = [](std::int64_t part, std::int64_t other) { return static_cast<double>(part) / static_cast<double>(part + other); };
   auto pct = [&](double s) { return r.t("split.percent", {{"p", 100.0 * s}}); };
-  Table s{{"", r.t("params.col.run"), r.t("split.col.share"), "d = 768", r.t("split.col.share")}, {}};
-  s.rows.push_back({r.t("split.row.attention"), attn_run, pct(share(attn_run, run.total)), attn_768, pct(share(attn_768, big.total))});
-  s.rows.push_back({std::string("FFN"), run.total, pct(share(run.total, attn_run)), big.total, pct(share(big.total, attn_768))});
-  s.rows.push_back({r.t("split.row.layer"), attn_run + run.total, pct(1.0), attn_768 + big.total, pct(1.0)});
+  Table s{{"", r.t("split.col.run"), r.t("split.col.share"), r.t("split.col.chapter"), r.t("split.col.share"),
+           r.t("split.col.checkpoint"), r.t("split.col.share")}, {}};
+  s.rows.push_back({r.t("split.row.attention"), attn_run, pct(share(attn_run, ffn_run)), attn_768, pct(share(attn_768, ffn_768)),
+                    attn_ckpt, pct(share(attn_ckpt, ffn_ckpt))});
+  s.rows.push_back({std::string("FFN"), ffn_run, pct(share(ffn_run, attn_run)), ffn_768, pct(share(ffn_768, attn_768)),
+                    ffn_ckpt, pct(share(ffn_ckpt, attn_ckpt))});
+  s.rows.push_back({r.t("split.row.layer"), attn_run + ffn_run, pct(1.0), attn_768 + ffn_768, pct(1.0), attn_ckpt + ffn_ckpt, pct(1.0)});
   r.table(s);
   r.value("attention_params_768", attn_768);
-  r.value("ffn_share_768", share(big.total, attn_768));
-  r.value("ffn_over_attention_768", static_cast<double>(big.total) / static_cast<double>(attn_768));
+  r.value("ffn_share_768", share(ffn_768, attn_768));
+  r.value("ffn_share_gpt2_layer", share(ffn_ckpt, attn_ckpt));
+  r.value("ffn_over_attention_768", static_cast<double>(ffn_768) / static_cast<double>(attn_768));
   // The whole of GPT-2 small, from the `params` command's count of the gpt2 preset.
-  ParamReport gpt2 = count_params(load_preset("gpt2"));
   std::uint64_t ffn_all = ffn_params_all_layers(gpt2);
   double model_share = static_cast<double>(ffn_all) / static_cast<double>(gpt2.total);
   r.value("gpt2_params", static_cast<std::int64_t>(gpt2.total));

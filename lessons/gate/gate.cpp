@@ -178,6 +178,7 @@ Trace run(const GateOptions& c) {
   Gate m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
 
   step_input(r, m, tokens);
+  note_d_model_derived(r, d.d_model_derived, d.D, d.H);
   step_gate_random(r, m, tokens);
   step_silence(r, d, m, tokens);
   step_concat(r, m, tokens);

@@ -39,7 +39,7 @@ KvDims resolve_dims(const KvOptions& c, std::size_t T, bool mqa) {
   std::size_t G = mqa ? 1 : positive(c.kv_heads, H % 2 == 0 ? H / 2 : 1, "--kv-heads");
   require_divisible(H, "--heads", G, "--kv-heads");
   // Without --d-model: the smallest multiple of H that is at least 8 and gives d_k >= 2.
-  std::size_t D = positive(c.d_model, H * std::max<std::size_t>(2, (8 + H - 1) / H), "--d-model");
+  std::size_t D = d_model_or_derived(c.d_model, H);
   require_divisible(D, "--d-model", H, "--heads");
   require_fits({D, D}, "W_Q", c.d_model ? "--d-model" : "--heads (d_model defaults to a multiple of it)");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");

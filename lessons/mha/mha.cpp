@@ -211,6 +211,7 @@ Trace run(const MhaOptions& c) {
   compute_checks(d, m);
 
   step_input(r, m, tokens);
+  note_d_model_derived(r, d.d_model_derived, d.D, d.H);
   step_project(r, d, m, tokens);
   step_split_heads(r, d, m, tokens);
   step_attention(r, d, m, tokens, c.causal);

@@ -201,6 +201,7 @@ Trace run(const QkvRolesOptions& c) {
   QkvRoles m = compute(d, static_cast<std::uint64_t>(c.seed));
 
   step_input(r, m, tokens);
+  note_d_model_derived(r, d.d_model_derived, d.D, d.H);
   step_roles(r, d);
   step_activations(r, m, tokens);
   step_raw(r, d, m, tokens);

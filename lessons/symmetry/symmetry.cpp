@@ -44,9 +44,9 @@ void bind(OptionBinder& b, SymmetryOptions& o) {
 }
 
 Setup resolve(const SymmetryOptions& c, std::size_t T) {
-  std::size_t D = positive(c.d_model, 8, "--d-model");
   std::size_t H = positive(c.heads, 2, "--heads");
   if (H < 2) throw UsageError("symmetry.err.heads_min", {{"flag", "--heads"}});
+  std::size_t D = d_model_or_derived(c.d_model, H);
   require_divisible(D, "--d-model", H, "--heads");
   std::size_t steps = positive(c.steps, 20, "--steps");
   // The default step: 1 up to d_model 64, then 64 / d_model (the gradients grow with the width;
@@ -195,6 +195,7 @@ Trace run(const SymmetryOptions& c) {
   Symmetry m = compute(s, static_cast<std::uint64_t>(c.seed));
 
   step_setup(r, s, m, tokens);
+  note_d_model_derived(r, !c.d_model && s.D != 8, s.D, s.H);
   step_init(r, m);
   step_gradients(r, s, m);
   step_train(r, s, m);

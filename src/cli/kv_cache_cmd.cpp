@@ -74,31 +74,56 @@ std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& dt,
 // The bar charts of the report, for its --html page.
 std::vector<HtmlBarChart> g_page_charts;
 
-std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v, const Text& t) {
+std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v, const KvOptions& o, const Text& t) {
   std::string out = t("calc.kv.whatif", {{"n_h", w.n_h}, {"d_h", w.d_h}, {"l", w.l}}) + "\n";
   TextTable tb;
-  tb.header = {t("calc.kv.col.kind"),  t("calc.kv.col.formula"),   t("calc.kv.col.elements"), t("calc.kv.col.vectors"),
-               t("calc.kv.col.bytes"), t("calc.kv.col.seq_batch"), t("calc.kv.col.vs_mha"),   ""};
-  tb.right = {false, false, true, true, true, true, true, false};
+  tb.header = {t("calc.kv.col.kind"),     t("calc.kv.col.formula"), t("calc.kv.col.layer_elements"), t("calc.kv.col.vectors"),
+               t("calc.kv.col.elements"), t("calc.kv.col.bytes"),   t("calc.kv.col.seq_batch")};
+  tb.right = {false, false, true, true, true, true, true};
+  if (o.tp > 1) {
+    tb.header.push_back(t("calc.kv.col.per_gpu", {{"tp", o.tp}}));
+    tb.right.push_back(true);
+  }
+  tb.header.push_back(t("calc.kv.col.vs_mha"));
+  tb.header.push_back("");
+  tb.right.push_back(true);
+  tb.right.push_back(false);
   std::vector<Bar> bars;
   for (const auto& r : v) {
-    std::string formula = r.name == "mha"   ? "2·n_h·d_h·l"
-                          : r.name == "gqa" ? fmt::format("2·n_g·d_h·l (n_g={})", r.kv_heads)
-                          : r.name == "mqa" ? "2·d_h·l"
-                                            : fmt::format("(d_c+d_R)·l ({}+{})", w.d_c, w.d_R);
-    std::string name = r.name == "mha" ? "MHA" : r.name == "gqa" ? "GQA" : r.name == "mqa" ? "MQA" : "MLA";
-    tb.rows.push_back({name, formula, with_commas_u(r.elements_per_token), with_commas_u(r.vectors_per_layer),
-                       with_commas_u(r.bytes_per_token), binary_size(static_cast<double>(r.total_bytes)),
-                       pct(r.ratio_to_mha), r.actual ? t("calc.kv.this_model") : ""});
+    std::string formula = r.name == "mha"        ? "2·n_h·d_h·l"
+                          : r.name == "mha_full" ? fmt::format("n_h·(d_k+d_v)·l ({}+{})", w.k_full, w.v_full)
+                          : r.name == "gqa"      ? fmt::format("2·n_g·d_h·l (n_g={})", r.kv_heads)
+                          : r.name == "mqa"      ? "2·d_h·l"
+                                                 : fmt::format("(d_c+d_R)·l ({}+{})", w.d_c, w.d_R);
+    std::string name = r.name == "mha" ? "MHA" : r.name == "mha_full" ? "MHA'" : r.name == "gqa" ? "GQA" : r.name == "mqa" ? "MQA" : "MLA";
+    std::vector<std::string> row = {name, formula, with_commas_u(r.elements_per_layer), with_commas_u(r.vectors_per_layer),
+                                    with_commas_u(r.elements_per_token), with_commas_u(r.bytes_per_token),
+                                    binary_size(static_cast<double>(r.total_bytes))};
+    if (o.tp > 1) row.push_back(binary_size(static_cast<double>(r.per_gpu_bytes)));
+    row.push_back(pct(r.ratio_to_mha));
+    row.push_back(r.actual ? t("calc.kv.this_model") : "");
+    tb.rows.push_back(row);
     bars.push_back({name, static_cast<double>(r.bytes_per_token),
                     t("calc.kv.per_token", {{"size", binary_size(static_cast<double>(r.bytes_per_token))}})});
   }
   out += render_table(tb);
   if (!w.mla_from_model)
     out += "  " + t("calc.kv.mla_row", {{"d_c", w.d_c}, {"d_R", w.d_R}, {"rule", w.d_c == 4 * w.d_h && w.d_R == w.d_h / 2}}) + "\n";
-  out += "  " + t("calc.kv.vectors_note") + "\n";
+  if (w.k_full > 0) {
+    u64 conv = v[0].elements_per_layer, full = v[1].elements_per_layer, mla = v.back().elements_per_layer;
+    out += "  " + t("calc.kv.mha_convention", {{"n_h", w.n_h}, {"d_h", w.d_h}, {"conv", conv}, {"k", w.k_full},
+                                               {"d_R", w.k_full - w.d_h}, {"v", w.v_full}, {"full", full},
+                                               {"r_conv", fixed(double(conv) / double(mla), 1)},
+                                               {"r_full", fixed(double(full) / double(mla), 1)}}) + "\n";
+  }
+  out += "  " + t("calc.kv.vectors_note", {{"l", w.l}}) + "\n";
+  if (o.tp > 1) out += "  " + t("calc.kv.whatif_tp", {{"tp", o.tp}}) + "\n";
   g_page_charts.push_back({t("html.chart.kv_whatif"), bars});
   return out + "\n" + bar_chart(bars, 40) + "\n";
+}
+
+bool is_deepseek(const ModelConfig& m) {
+  return m.model_type.rfind("deepseek", 0) == 0 || m.name.rfind("deepseek", 0) == 0;
 }
 
 // The conversation's figures, computed from the deepseek-v2 and deepseek-llm-67b presets.
@@ -153,8 +178,9 @@ nlohmann::ordered_json model_json(const ModelConfig& m, const KvOptions& o, cons
                  {"total_bytes", u.total_bytes}, {"per_gpu_bytes", u.per_gpu_bytes}};
   j["variants"] = nlohmann::ordered_json::array();
   for (const auto& r : v)
-    j["variants"].push_back({{"name", r.name}, {"elements_per_token", r.elements_per_token}, {"bytes_per_token", r.bytes_per_token},
-                             {"total_bytes", r.total_bytes}, {"ratio_to_mha", r.ratio_to_mha}});
+    j["variants"].push_back({{"name", r.name}, {"elements_per_token_per_layer", r.elements_per_layer},
+                             {"elements_per_token", r.elements_per_token}, {"bytes_per_token", r.bytes_per_token},
+                             {"total_bytes", r.total_bytes}, {"per_gpu_bytes", r.per_gpu_bytes}, {"ratio_to_mha", r.ratio_to_mha}});
   return j;
 }
 
@@ -172,7 +198,7 @@ std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
   if (o.json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     for (const auto& m : models)
-      arr.push_back(model_json(m, o, dt, kv_variants(m, whatif_dims(m, o.kv_heads, o.latent, o.rope), o.seq_len, o.batch, dt)));
+      arr.push_back(model_json(m, o, dt, kv_variants(m, whatif_dims(m, o.kv_heads, o.latent, o.rope), o.seq_len, o.batch, dt, o.tp)));
     return arr.dump(2) + "\n";
   }
   TextTable tb;
@@ -217,8 +243,8 @@ void run_kv(KvOptions o) {
   if (dims) o.src.dims.kv_heads = o.kv_heads;
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   WhatIfDims w = whatif_dims(m, dims ? 0 : o.kv_heads, o.latent, o.rope);
-  auto variants = kv_variants(m, w, o.seq_len, o.batch, dt);
   kv_usage(m, o.seq_len, o.batch, dt, o.tp);  // validates --tp before anything is printed
+  auto variants = kv_variants(m, w, o.seq_len, o.batch, dt, o.tp);
   if (o.json) {
     emit(model_json(m, o, dt, variants).dump(2) + "\n");
     return;
@@ -230,8 +256,8 @@ void run_kv(KvOptions o) {
                                        {"batch", o.batch}, {"tp", o.tp}}) + "\n\n";
   out += own_cache(m, o, dt, t);
   if (!o.memory.empty()) out += memory_section(m, o, dt, t);
-  out += whatif_section(w, variants, t);
-  out += mla_note(t);
+  out += whatif_section(w, variants, o, t);
+  if (is_deepseek(m)) out += mla_note(t);  // the conversation's DeepSeek figures, for DeepSeek models
   if (o.html) {
     write_page("--html", *o.html,
                render_html_report({run_lang().code, t("html.report.kv_cache", {{"model", m.name}}), out, g_page_charts, t.all_of("render")}));

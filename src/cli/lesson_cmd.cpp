@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "parallel.h"
 #include "html.h"
 #include "json_writer.h"
+#include "step_select.h"
 #include "terminal.h"
 
 namespace attn::cli {
@@ -31,6 +33,7 @@ struct LessonOptions {
   bool full = false;            // --full
   std::optional<std::string> json;  // --json FILE|-
   std::optional<std::string> html;  // --html FILE|-
+  std::optional<std::string> step;  // --step ID[,ID…]: show only these steps
 };
 
 // Colour only for a terminal, unless asked: --color always/never win over NO_COLOR and isatty.
@@ -75,6 +78,7 @@ std::string defaults_footer(const LessonInfo& info) {
       defaults += fmt::format("{}{}={}", defaults.empty() ? "" : "  ", v.name, format_scalar(v.value, 4, &t));
   for (const std::string& name : t.tensor_order) tensors += (tensors.empty() ? "" : ", ") + name;
   return text()("cli.lesson.defaults", {{"defaults", defaults}}) + "\n" +
+         text()("cli.lesson.steps", {{"steps", step_list(t)}}) + "\n" +
          text()("cli.lesson.tensors", {{"tensors", tensors}}) + "\n";
 }
 
@@ -87,9 +91,17 @@ void run_lesson(const LessonOptions& o) {
   if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
   bool color = use_color(o.color);  // validated even when writing JSON
   Trace trace = o.lesson->run(RunContext{run_lang(), o.seed});
+  if (o.step) select_steps(trace, *o.step, text());
   if (o.html) write_page("--html", *o.html, render_html(trace, HtmlOptions{o.precision}));
   if (o.json) {
     write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f); });
+    if (*o.json != "-") {  // a file: say what was written (stdout stays the trace's alone)
+      std::error_code ec;
+      auto bytes = std::filesystem::file_size(*o.json, ec);
+      std::fflush(stdout);
+      std::fprintf(stderr, "%s\n", text()("cli.lesson.wrote", {{"path", *o.json}, {"n", trace.tensor_order.size()},
+                                                               {"bytes", ec ? 0 : static_cast<std::int64_t>(bytes)}}).c_str());
+    }
     return;
   }
   if (!o.html) emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));
@@ -117,6 +129,7 @@ void setup_lesson(CLI::App& root) {
     sub->add_flag("--full", opts->full, t("cli.opt.full"));
     sub->add_option("--json", opts->json, t("cli.opt.json"));
     sub->add_option("--html", opts->html, t("html.opt.html"));
+    sub->add_option("--step", opts->step, t("cli.opt.step"));
     sub->callback([opts] { run_lesson(*opts); });
     sub->footer([info] { return defaults_footer(*info); });
   }

@@ -43,7 +43,7 @@ void run_models(const std::optional<std::string>& html) {
                        r.active == r.total ? "" : with_commas_u(r.active), with_commas_u(u.bytes_per_token), official});
   }
   std::string out = render_table(tb);
-  out += "\n" + t("calc.models.footer") + "\n";
+  out += "\n" + t("calc.models.footer") + "\n" + t("calc.models.official_note") + "\n";
   if (html) {
     write_page("--html", *html, render_html_report({run_lang().code, t("html.report.models"), out, {bars}, t.all_of("render")}));
     return;

@@ -44,6 +44,14 @@ void add_items(TextTable& tb, const std::string& group, const std::vector<ParamI
   }
 }
 
+// The matrices of a list without their biases (b_*): the chapter's weights-only count.
+u64 weights_only(const std::vector<ParamItem>& items) {
+  u64 n = 0;
+  for (const auto& p : items)
+    if (p.name.rfind("b_", 0) != 0) n += p.count;
+  return n;
+}
+
 std::string layer_section(const LayerParams& lp, const Text& t) {
   std::string out = t("calc.params.layer", {{"moe", lp.moe}, {"n", lp.layers}}) + "\n";
   TextTable tb;
@@ -59,6 +67,9 @@ std::string layer_section(const LayerParams& lp, const Text& t) {
                                             {"norms", lp.norm_total}, {"total", lp.total}}) + "\n";
   out += "  " + t("calc.params.layer_share", {{"moe", lp.moe}, {"attention", pct(lp.attention_total, core)},
                                               {"ffn", pct(lp.ffn_total, core)}}) + "\n";
+  u64 wa = weights_only(lp.attention), wf = weights_only(lp.ffn);
+  if (wa + wf != core)  // biases present: the chapter's weights-only figure beside it
+    out += "  " + t("calc.params.layer_share_weights", {{"moe", lp.moe}, {"attention", pct(wa, wa + wf)}, {"ffn", pct(wf, wa + wf)}}) + "\n";
   if (lp.moe) {
     u64 active_core = lp.attention_total + lp.ffn_active;
     out += "  " + t("calc.params.moe_active", {{"active", lp.ffn_active}, {"attention", pct(lp.attention_total, active_core)},
@@ -72,6 +83,7 @@ std::string render_text(const ModelConfig& m, const ParamReport& r, const Text& 
   std::string out = (title.empty() ? m.name : fmt::format("{} — {}", m.name, title)) + "\n";
   out += "  " + t("calc.params.model_line", {{"describe", describe(m, t)}, {"d", m.d}, {"l", m.l}}) + "\n";
   if (!m.source.empty()) out += "  " + t("calc.params.source", {{"source", m.source}}) + "\n";
+  if (m.model_type == "custom") out += "  " + t("calc.params.dims_assumed", {{"gated", m.gated_ffn}}) + "\n";
   out += "\n";
   TextTable e;
   e.right = {false, false, true};
@@ -93,6 +105,12 @@ std::string render_text(const ModelConfig& m, const ParamReport& r, const Text& 
     s.rows.push_back({t("calc.params.row.active"), with_commas_u(r.active) + " (" + pct(r.active, r.total) + ")"});
   if (r.mtp > 0) s.rows.push_back({t("calc.params.row.mtp"), with_commas_u(r.mtp)});
   out += t("calc.params.total") + "\n" + render_table(s);
+  u64 attn_all = 0;
+  for (const auto& lp : r.layers) attn_all += lp.attention_total * lp.layers;
+  bool moe = r.layers.size() > 1 || (!r.layers.empty() && r.layers[0].moe);
+  out += "  " + t("calc.params.model_share", {{"moe", moe}, {"attention", pct(attn_all, r.total)},
+                                              {"ffn", pct(ffn_params_all_layers(r), r.total)},
+                                              {"embeddings", pct(r.embedding_total + r.head_total, r.total)}}) + "\n";
   if (m.official_total > 0)
     out += "  " + t("calc.params.official", {{"official", m.official_total}, {"same", m.official_total == r.total}}) + "\n";
   if (m.preset && t.has("calc.preset." + m.name + ".note")) out += "  " + t("calc.preset." + m.name + ".note") + "\n";

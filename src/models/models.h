@@ -179,6 +179,8 @@ struct KvVariant {
   u64 elements_per_token = 0;
   u64 bytes_per_token = 0;
   u64 total_bytes = 0;     // batch x seq_len, no sliding windows (a like-for-like comparison)
+  u64 per_gpu_elements_per_layer = 0;  // on one of tp GPUs, the model's own rules (kv_elements_per_layer_per_gpu)
+  u64 per_gpu_bytes = 0;   // total_bytes on one of tp GPUs
   double ratio_to_mha = 0;
   bool actual = false;     // the model's own kind
 };
@@ -187,12 +189,19 @@ struct WhatIfDims {
   u64 n_g = 0;             // the GQA row's groups; 0 = no GQA row (no divisor of n_h fits)
   u64 d_c = 0, d_R = 0;    // MLA row
   bool mla_from_model = false;
+  // MLA models: a literal MHA on the model's own heads caches K of d_nope + d_R and V of d_v per
+  // head (DeepSeek-V3: 192 and 128), beside the paper's convention of d_h = d_nope for both.
+  u64 k_full = 0, v_full = 0;
 };
 // gqa_kv_heads: 0 = the model's own n_g when it is GQA, else 8 (or the largest divisor of n_h
 // below it); latent/rope 0 = the model's own (MLA) or DeepSeek-V2's rule d_c = 4·d_h, d_R = d_h/2.
 WhatIfDims whatif_dims(const ModelConfig& m, u64 gqa_kv_heads, u64 latent, u64 rope);
+// Rows mha, gqa (if any), mqa, mla; for an MLA model also "mha_full" (k_full/v_full) after mha.
+// Each row is also worked out per GPU under tp ranks by the same rules as the model's own cache:
+// KV heads split across ranks, one replicated head per rank once tp exceeds them (a share that
+// does not divide evenly is rounded up), MLA's latent replicated on every rank.
 std::vector<KvVariant> kv_variants(const ModelConfig& m, const WhatIfDims& w, u64 seq_len,
-                                   u64 batch, const Dtype& t);
+                                   u64 batch, const Dtype& t, u64 tp = 1);
 
 // Parses "80GiB", "512MiB", "1.5TiB", "80GB" (decimal), "1000000" (bytes).
 u64 parse_size(const std::string& s, const std::string& flag);

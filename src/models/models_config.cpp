@@ -21,7 +21,7 @@ namespace attn {
 using json = nlohmann::json;
 
 const std::vector<std::string>& supported_model_types() {
-  static const std::vector<std::string> types = {"gpt2",   "llama",  "mistral",     "qwen2",      "qwen3",
+  static const std::vector<std::string> types = {"gpt2",   "llama",  "mistral",     "qwen2",      "qwen3",      "qwen3_moe",
                                                  "gemma2", "falcon", "deepseek_v2", "deepseek_v3"};
   return types;
 }
@@ -104,14 +104,25 @@ void read_llama_like(const Reader& r, ModelConfig& m, const std::string& type) {
   m.l = r.req({"num_hidden_layers"});
   m.n_h = r.req({"num_attention_heads"});
   m.n_g = r.opt({"num_key_value_heads"}, m.n_h);
-  u64 default_head = type == "qwen3" ? 128 : type == "gemma2" ? 256 : 0;
+  bool qwen3 = type == "qwen3" || type == "qwen3_moe";
+  u64 default_head = qwen3 ? 128 : type == "gemma2" ? 256 : 0;
   m.d_h = r.opt({"head_dim"}, default_head);
   if (m.d_h == 0) m.d_h = divide(m.d, m.n_h, r.where, "hidden_size", "num_attention_heads");
   bool attention_bias = r.flag("attention_bias", false);
   m.qkv_bias = type == "qwen2" || attention_bias;  // Qwen2 always biases q, k and v
   m.o_bias = type != "qwen2" && attention_bias;
   m.mlp_bias = r.flag("mlp_bias", false);
-  m.qk_norm = type == "qwen3";
+  m.qk_norm = qwen3;
+  if (type == "qwen3_moe") {
+    // Every layer an MoE of num_experts SwiGLU experts and a router (no shared expert, no bias);
+    // only decoder_sparse_step 1 with no mlp_only_layers (Qwen3's MoE models) is modelled.
+    m.n_routed = r.req({"num_experts"});
+    m.top_k = r.req({"num_experts_per_tok"});
+    m.moe_d_ff = r.req({"moe_intermediate_size"});
+    const json* dense = r.find({"mlp_only_layers"});
+    if (r.opt({"decoder_sparse_step"}, 1) != 1 || (dense && dense->is_array() && !dense->empty()))
+      throw UsageError("calc.err.qwen3_moe_layers", {{"where", r.where}});
+  }
   m.norms_per_layer = type == "gemma2" ? 4 : 2;  // Gemma 2: pre- and post-norms around both blocks
   m.tied_embeddings = r.flag("tie_word_embeddings", type == "gemma2");
   m.window = r.opt({"sliding_window"}, type == "gemma2" ? 4096 : 0);
@@ -120,7 +131,7 @@ void read_llama_like(const Reader& r, ModelConfig& m, const std::string& type) {
     for (u64 i = 0; i < m.l; ++i) {
       if (type == "mistral") m.sliding[i] = true;
       if (type == "gemma2") m.sliding[i] = i % 2 == 0;  // even layers local, odd layers global
-      if ((type == "qwen2" || type == "qwen3") && r.flag("use_sliding_window", false))
+      if ((type == "qwen2" || qwen3) && r.flag("use_sliding_window", false))
         m.sliding[i] = i >= r.opt({"max_window_layers"}, 0);
     }
     read_layer_types(r, m);

@@ -101,6 +101,10 @@ WhatIfDims whatif_dims(const ModelConfig& m, u64 gqa_kv_heads, u64 latent, u64 r
       if (m.n_h % g == 0) { w.n_g = g; break; }
   }
   w.mla_from_model = m.mla;
+  if (m.mla) {
+    w.k_full = add(m.d_nope, m.d_R, kKv);
+    w.v_full = m.d_v;
+  }
   w.d_c = latent > 0 ? latent : m.mla ? m.d_c : mul(4, w.d_h, kKv);
   w.d_R = rope > 0 ? rope : m.mla ? m.d_R : w.d_h / 2;
   if (latent > 0 || rope > 0) w.mla_from_model = false;
@@ -108,9 +112,11 @@ WhatIfDims whatif_dims(const ModelConfig& m, u64 gqa_kv_heads, u64 latent, u64 r
 }
 
 std::vector<KvVariant> kv_variants(const ModelConfig& m, const WhatIfDims& w, u64 seq_len,
-                                   u64 batch, const Dtype& t) {
+                                   u64 batch, const Dtype& t, u64 tp) {
+  if (tp == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--tp"}});
   std::vector<KvVariant> v;
-  auto row = [&](const char* name, u64 kv_heads, u64 vectors, u64 per_layer) {
+  // per_gpu: one GPU's share of a layer's elements (heads split, or replicated past tp > heads)
+  auto row = [&](const char* name, u64 kv_heads, u64 vectors, u64 per_layer, u64 per_gpu) {
     KvVariant r;
     r.name = name;
     r.kv_heads = kv_heads;
@@ -119,12 +125,21 @@ std::vector<KvVariant> kv_variants(const ModelConfig& m, const WhatIfDims& w, u6
     r.elements_per_token = mul(per_layer, w.l, kKv);
     r.bytes_per_token = bytes_of(r.elements_per_token, t, kKv);
     r.total_bytes = bytes_of(mul(mul(per_layer, layer_tokens(m, seq_len), kKv), batch, kKv), t, kKv);
+    r.per_gpu_elements_per_layer = per_gpu;
+    r.per_gpu_bytes = bytes_of(mul(mul(per_gpu, layer_tokens(m, seq_len), kKv), batch, kKv), t, kKv);
     v.push_back(r);
   };
-  row("mha", w.n_h, mul(2, w.n_h, kKv), mul(mul(2, w.n_h, kKv), w.d_h, kKv));
-  if (w.n_g > 1 && w.n_g < w.n_h) row("gqa", w.n_g, mul(2, w.n_g, kKv), mul(mul(2, w.n_g, kKv), w.d_h, kKv));
-  row("mqa", 1, 2, mul(2, w.d_h, kKv));
-  row("mla", 0, 2, add(w.d_c, w.d_R, kKv));
+  auto heads_per_gpu = [&](u64 heads) { return tp >= heads ? u64{1} : heads / tp + (heads % tp ? 1 : 0); };
+  auto std_row = [&](const char* name, u64 heads, u64 k_width, u64 v_width) {
+    u64 per_head = add(k_width, v_width, kKv);
+    row(name, heads, mul(2, heads, kKv), mul(heads, per_head, kKv), mul(heads_per_gpu(heads), per_head, kKv));
+  };
+  std_row("mha", w.n_h, w.d_h, w.d_h);
+  if (w.k_full > 0) std_row("mha_full", w.n_h, w.k_full, w.v_full);
+  if (w.n_g > 1 && w.n_g < w.n_h) std_row("gqa", w.n_g, w.d_h, w.d_h);
+  std_row("mqa", 1, w.d_h, w.d_h);
+  u64 latent = add(w.d_c, w.d_R, kKv);
+  row("mla", 0, 2, latent, latent);
   AttnKind k = attn_kind(m);
   for (auto& r : v) {
     r.ratio_to_mha = static_cast<double>(r.elements_per_layer) / static_cast<double>(v.front().elements_per_layer);

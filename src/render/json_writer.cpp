@@ -113,6 +113,7 @@ std::string head_json(const Trace& trace) {
   doc["schema"] = "attnlab.trace/1";
   doc["tool"] = {{"name", "attnlab"}, {"version", ATTNLAB_VERSION}};
   doc["lesson"] = trace.lesson;
+  doc["data_order"] = "row-major";  // each tensor's data: the flat list, last axis fastest (numpy's C order)
   json config = json::object();
   config["lang"] = trace.lang.code;
   for (const Value& v : trace.config) config[v.name] = scalar_json(v.value);
@@ -146,6 +147,7 @@ std::string head_json(const Trace& trace) {
   }
   doc["steps"] = steps;
   doc["view"] = view_json(trace);
+  if (!trace.steps_all.empty()) doc["steps_all"] = trace.steps_all;  // --step: the steps left out are in here
   std::string out = doc.dump();
   out.pop_back();  // the closing '}'
   return out;

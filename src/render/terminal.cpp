@@ -132,8 +132,16 @@ std::string render_heatmap(const TraceTensor& tt, const Trace& trace, const Rend
     std::string head = B > 1 ? fmt::format("{} {}", tt.labels.block, b + 1) : "";
     std::string word = trace.ui_word("heatmap");
     out += "  " + style::yellow(head.empty() ? word : head + " · " + word, opt.color) + "\n";
-    std::string header = "  " + std::string(row_labels ? label_w + 2 : 0, ' ');
-    for (std::size_t c = 0; c < C; ++c) header += fmt::format("{:>2}", (c + 1) % 100);
+    // Column numbers, one 2-wide cell each: from 10 columns on the tens digit goes on a line of
+    // its own above the units ("1" over "0" is column 10), so the numbers never run together.
+    std::string lead = "  " + std::string(row_labels ? label_w + 2 : 0, ' ');
+    if (C >= 10) {
+      std::string tens = lead;
+      for (std::size_t c = 0; c < C; ++c) tens += (c + 1) >= 10 ? fmt::format("{:>2}", (c + 1) / 10 % 10) : "  ";
+      out += style::dim(tens, opt.color) + "\n";
+    }
+    std::string header = lead;
+    for (std::size_t c = 0; c < C; ++c) header += fmt::format("{:>2}", C >= 10 ? (c + 1) % 10 : c + 1);
     out += style::dim(header, opt.color) + "\n";
     for (std::size_t r = 0; r < R; ++r) {
       std::string line = "  " + (row_labels ? pad_right(tt.labels.rows[r], label_w) + "  " : "");

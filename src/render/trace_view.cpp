@@ -86,6 +86,7 @@ std::string render_trace(const Trace& trace, const RenderOptions& opt) {
   }
   out += style::bold(trace.ui_word("header"), opt.color) + "\n";
   out += style::dim("  " + config, opt.color) + "\n";
+  if (trace.ui.count("steps_shown")) out += style::dim("  " + trace.ui_word("steps_shown"), opt.color) + "\n";
   for (std::size_t i = 0; i < trace.steps.size(); ++i) {
     const Step& s = trace.steps[i];
     std::string heading = s.heading.empty() ? s.title : s.heading;

@@ -75,6 +75,9 @@ struct Trace {
   Lang lang = Lang::En;
   std::vector<Value> config;
   std::vector<Step> steps;
+  // Set when only some steps are shown (--step): the ids of every step the lesson ran, in order;
+  // `steps` then holds the shown ones and the tensors are those they show. Empty: all shown.
+  std::vector<std::string> steps_all;
   std::vector<std::string> tensor_order;       // first-recorded order
   std::map<std::string, TraceTensor> tensors;  // by name
   // The renderers' own words in the run's language ("heatmap", "true", …), put here by the

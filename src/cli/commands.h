@@ -32,6 +32,7 @@ void setup_lesson(CLI::App& root);    // attnlab lesson NAME [options]
 void setup_models(CLI::App& root);    // attnlab models
 void setup_params(CLI::App& root);    // attnlab params
 void setup_kv_cache(CLI::App& root);  // attnlab kv-cache
+void setup_train(CLI::App& root);     // attnlab train
 
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).

@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
     attn::cli::setup_models(app);
     attn::cli::setup_params(app);
     attn::cli::setup_kv_cache(app);
+    attn::cli::setup_train(app);
     attn::cli::check_option_values(app);
     attn::cli::localize_help(app);
 

@@ -96,4 +96,15 @@ std::size_t drop_step(const std::vector<double>& loss_curve, double level) {
   return at;
 }
 
+
+Drop phase_change(const TrainResult& r, bool on_repeat, double ln_vocab) {
+  Drop d;
+  for (std::size_t i = r.evals.size(); i-- > 0;) {
+    double loss = on_repeat ? r.evals[i].repeat_loss : r.evals[i].loss;
+    if (loss >= 0.5 * ln_vocab) break;
+    d = {true, r.evals[i].step};
+  }
+  return d;
+}
+
 }  // namespace attn::train

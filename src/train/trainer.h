@@ -50,5 +50,12 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
 
 // The first step at which the loss has fallen below `level` and stays there, or steps if never.
 std::size_t drop_step(const std::vector<double>& loss_curve, double level);
+// The phase change: the first evaluation step from which the loss on the repeat (or, for a task
+// without one, the evaluation loss) stays below half of ln V; `reached` false if it never does.
+struct Drop {
+  bool reached = false;
+  std::size_t step = 0;
+};
+Drop phase_change(const TrainResult& r, bool on_repeat, double ln_vocab);
 
 }  // namespace attn::train

@@ -24,9 +24,9 @@ int main(int argc, char** argv) {
     best_prev = std::max(best_prev, e.scores.prev_token(0, h));
     best_ind = std::max(best_ind, e.scores.induction(c.model.n_layer - 1, h));
   }
-  std::printf("steps %zu  %.2f s  %.1f steps/s  %.2f GFLOP/s  loss %.4f  repeat %.4f (ablated %.4f)  drop@%zu  prev %.3f  ind %.3f\n",
+  std::printf("steps %zu  %.2f s  %.1f steps/s  %.2f GFLOP/s  loss %.4f  repeat %.4f (ablated %.4f)  repeat-loss drop@%zu  prev %.3f  ind %.3f\n",
               c.steps, s, c.steps / s, attn::train::step_flops(c) * c.steps / s / 1e9, r.loss_curve.back(), e.repeat_loss,
-              r.repeat_loss_ablated, attn::train::drop_step(r.loss_curve, 0.5 * std::log(32.0)), best_prev, best_ind);
+              r.repeat_loss_ablated, attn::train::phase_change(r, true, std::log(32.0)).step, best_prev, best_ind);
   for (const auto& ev : r.evals)
     if (ev.step % 250 == 0) std::printf("  step %zu  eval %.4f  repeat %.4f\n", ev.step, ev.loss, ev.repeat_loss);
 }

@@ -54,6 +54,8 @@ TEST_CASE("train --json: the loss curve and head scores of the run, as the train
     CHECK(j["induction_score"][1][0].get<double>() == t.evals.back().scores.induction(1, 0));
     CHECK(j["values"]["ln_vocab"].get<double>() == std::log(12.0));
     CHECK(j["values"]["loss_repeated_half_ablated"].get<double>() == t.repeat_loss_ablated);
+    REQUIRE(j["values"]["ablated_heads"].size() == t.ablated.size());
+    CHECK(j["values"]["ablated_heads"][0][0] == t.ablated[0].first + 1);
   }
 }
 

@@ -196,8 +196,12 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   out += "  " + t("train.best_heads", {{"prev_layer", bp.layer + 1}, {"prev_head", bp.head + 1}, {"prev", bp.score},
                                        {"ind_layer", bi.layer + 1}, {"ind_head", bi.head + 1}, {"ind", bi.score}}) + "\n";
   if (has_repeat(c.task))
-    out += "  " + t("train.ablation", {{"loss", last.repeat_loss}, {"layer", r.ablated_layer + 1}, {"head", r.ablated_head + 1},
+  {
+    std::string heads;
+    for (auto [l, k] : r.ablated) heads += (heads.empty() ? "" : ", ") + t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
+    out += "  " + t("train.ablation", {{"loss", last.repeat_loss}, {"n", r.ablated.size()}, {"heads", heads},
                                        {"ablated", r.repeat_loss_ablated}}) + "\n";
+  }
   return out;
 }
 
@@ -227,8 +231,8 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
                                    : nlohmann::ordered_json(nullptr)},
                  {"loss_repeated_half", r.evals.back().repeat_loss},
                  {"loss_repeated_half_ablated", r.repeat_loss_ablated},
-                 {"ablated_layer", r.ablated_layer + 1},
-                 {"ablated_head", r.ablated_head + 1}};
+                 {"ablated_heads", nlohmann::ordered_json::array()}};
+  for (auto [l, k] : r.ablated) j["values"]["ablated_heads"].push_back({l + 1, k + 1});
   j["loss_curve"] = r.loss_curve;
   nlohmann::ordered_json evals = nlohmann::ordered_json::array();
   for (const train::Evaluation& e : r.evals)

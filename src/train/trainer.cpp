@@ -48,7 +48,7 @@ Evaluation evaluate(const gpt::Gpt& m, const Batch& eval, std::size_t step, gpt:
 }  // namespace
 
 TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress) {
-  TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, 0.0, 0, 0};
+  TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, 0.0, {}};
   Rng data_rng(c.seed ^ 0xD1B54A32D192ED03ULL), eval_rng(c.seed ^ 0x8CB92BA72F3D8DD7ULL);
   const std::size_t T = c.model.n_positions, V = c.model.vocab;
   const Batch eval = make_batch(c.task, c.eval_batch, T, V, eval_rng);
@@ -71,15 +71,21 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
     if (progress) progress(step + 1, c.steps, acts.loss);
     if ((step + 1) % c.eval_every == 0 || step + 1 == c.steps) r.evals.push_back(evaluate(r.model, eval, step + 1, eval_acts));
   }
-  // Zero the head with the best induction score and measure the loss on the repeat again.
+  // Zero the induction heads and measure the loss on the repeat again.
   const HeadScores& s = r.evals.back().scores;
-  double best = -1.0;
-  for (std::size_t l = 0; l < c.model.n_layer; ++l)
-    for (std::size_t h = 0; h < c.model.n_head; ++h)
-      if (s.induction(l, h) > best) best = s.induction(l, h), r.ablated_layer = l, r.ablated_head = h;
+  const std::size_t from = c.model.n_layer > 1 ? 1 : 0;
+  std::pair<std::size_t, std::size_t> best{from, 0};
+  for (std::size_t l = from; l < c.model.n_layer; ++l)
+    for (std::size_t h = 0; h < c.model.n_head; ++h) {
+      if (s.induction(l, h) >= 0.5) r.ablated.push_back({l, h});
+      if (s.induction(l, h) > s.induction(best.first, best.second)) best = {l, h};
+    }
+  if (r.ablated.empty()) r.ablated.push_back(best);
   std::vector<std::vector<double>> gates(c.model.n_layer);
-  gates[r.ablated_layer].assign(c.model.n_head, 1.0);
-  gates[r.ablated_layer][r.ablated_head] = 0.0;
+  for (auto [l, h] : r.ablated) {
+    if (gates[l].empty()) gates[l].assign(c.model.n_head, 1.0);
+    gates[l][h] = 0.0;
+  }
   gpt::gpt_forward(r.model, eval.tokens.data(), eval.targets.data(), eval.B, eval.T, eval_acts, &gates);
   std::vector<double> losses(eval.B * T, 0.0);
   gpt::crossentropy_forward(losses.data(), eval_acts.probs.data(), eval.repeat_targets.data(), eval.B * T, V);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "adamw.h"
@@ -41,8 +42,10 @@ struct TrainResult {
   gpt::Gpt model;
   std::vector<double> loss_curve;     // training loss at each step (before its update)
   std::vector<Evaluation> evals;      // at step 0, every eval_every steps, and after the last
-  double repeat_loss_ablated = 0.0;   // the final model with its best induction head zeroed
-  std::size_t ablated_layer = 0, ablated_head = 0;
+  // The final model with its induction heads zeroed: every head past layer 1 whose induction score
+  // is at least 0.5, or the best one if none is; (layer, head) from 0.
+  double repeat_loss_ablated = 0.0;
+  std::vector<std::pair<std::size_t, std::size_t>> ablated;
 };
 
 // progress(step done, steps, loss) after every step (may be empty).

@@ -36,6 +36,7 @@ TEST_CASE("train: a tiny run prints the loss curve and the heads, the same bytes
   CHECK(one.out.find("Training a GPT-2 on the induction task") != std::string::npos);
   CHECK(one.out.find("attention only: ") != std::string::npos);
   CHECK(one.out.find("Induction head: layer 2") != std::string::npos);
+  CHECK(one.out.find("The two heads on one held-out sequence") != std::string::npos);
   CliResult zh = run_cli(kTiny + " --lang zh");
   REQUIRE(zh.code == 0);
   CHECK(zh.out.find("归纳头") != std::string::npos);
@@ -55,6 +56,9 @@ TEST_CASE("train --json: the loss curve and head scores of the run, as the train
     CHECK(j["values"]["ln_vocab"].get<double>() == std::log(12.0));
     CHECK(j["values"]["loss_repeated_half_ablated"].get<double>() == t.repeat_loss_ablated);
     REQUIRE(j["values"]["ablated_heads"].size() == t.ablated.size());
+    CHECK(j["attention_final"]["shape"] == nlohmann::json::array({2, 2, 10, 10}));
+    CHECK(j["attention_final"]["data"].get<std::vector<double>>() == t.final_attention.data);
+    CHECK(j["pattern_tokens"].get<std::vector<int>>() == t.pattern_tokens);
     CHECK(j["values"]["ablated_heads"][0][0] == t.ablated[0].first + 1);
   }
 }

@@ -19,6 +19,7 @@
 #include "safetensors.h"
 #include "table.h"
 #include "tensor.h"
+#include "text.h"
 #include "trainer.h"
 
 namespace attn::cli {
@@ -133,6 +134,26 @@ Best best_in(const Tensor& s, std::size_t layer_from, std::size_t layer_to) {
   return b;
 }
 
+// The two heads' attention on one held-out sequence, side by side, one character a weight.
+std::string patterns(const train::TrainResult& r, const Best& prev, const Best& ind, const Text& t) {
+  const Tensor& a = r.final_attention;
+  const std::size_t H = a.dim(1), T = a.dim(2);
+  auto shade = [](double w) { return w >= 0.7 ? "█" : w >= 0.5 ? "▓" : w >= 0.3 ? "▒" : w >= 0.1 ? "░" : "·"; };
+  auto cell = [&](const Best& b, std::size_t i) {
+    std::string row;
+    for (std::size_t j = 0; j < T; ++j) row += j > i ? " " : shade(a.data[((b.layer * H + b.head) * T + i) * T + j]);
+    return row;
+  };
+  std::string out = t("train.pattern_title") + "\n";
+  std::string left = t("train.pattern_head", {{"layer", prev.layer + 1}, {"head", prev.head + 1}, {"kind", "prev"}});
+  const std::size_t width = std::max(T, display_width(left));
+  out += fmt::format("  {:8}  {}  {}\n", "", pad_right(left, width),
+                     t("train.pattern_head", {{"layer", ind.layer + 1}, {"head", ind.head + 1}, {"kind", "induction"}}));
+  for (std::size_t i = 0; i < T; ++i)
+    out += fmt::format("  {:>3} {:>4}  {}  {}\n", i, r.pattern_tokens[i], pad_right(cell(prev, i), width), cell(ind, i));
+  return out;
+}
+
 bool has_repeat(train::Task t) { return t != train::Task::PrevMinusFirst; }
 
 std::string render_text(const train::TrainConfig& c, const train::TrainResult& r, const Text& t) {
@@ -195,8 +216,8 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   Best bp = best_in(last.scores.prev_token, 0, 1), bi = best_in(last.scores.induction, L > 1 ? 1 : 0, L);
   out += "  " + t("train.best_heads", {{"prev_layer", bp.layer + 1}, {"prev_head", bp.head + 1}, {"prev", bp.score},
                                        {"ind_layer", bi.layer + 1}, {"ind_head", bi.head + 1}, {"ind", bi.score}}) + "\n";
-  if (has_repeat(c.task))
-  {
+  out += "\n" + patterns(r, bp, bi, t);
+  if (has_repeat(c.task)) {
     std::string heads;
     for (auto [l, k] : r.ablated) heads += (heads.empty() ? "" : ", ") + t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
     out += "  " + t("train.ablation", {{"loss", last.repeat_loss}, {"n", r.ablated.size()}, {"heads", heads},
@@ -245,6 +266,8 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
   j["first_token_score"] = matrix(last.scores.first_token);
   j["self_score"] = matrix(last.scores.self);
   j["induction_score"] = matrix(last.scores.induction);
+  j["pattern_tokens"] = r.pattern_tokens;
+  j["attention_final"] = {{"shape", r.final_attention.shape}, {"data", r.final_attention.data}};
   return j.dump(1) + "\n";
 }
 

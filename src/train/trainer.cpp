@@ -1,5 +1,6 @@
 #include "trainer.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn::train {
@@ -48,7 +49,7 @@ Evaluation evaluate(const gpt::Gpt& m, const Batch& eval, std::size_t step, gpt:
 }  // namespace
 
 TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress) {
-  TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, 0.0, {}};
+  TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, {}, {}, 0.0, {}};
   Rng data_rng(c.seed ^ 0xD1B54A32D192ED03ULL), eval_rng(c.seed ^ 0x8CB92BA72F3D8DD7ULL);
   const std::size_t T = c.model.n_positions, V = c.model.vocab;
   const Batch eval = make_batch(c.task, c.eval_batch, T, V, eval_rng);
@@ -71,6 +72,15 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
     if (progress) progress(step + 1, c.steps, acts.loss);
     if ((step + 1) % c.eval_every == 0 || step + 1 == c.steps) r.evals.push_back(evaluate(r.model, eval, step + 1, eval_acts));
   }
+  // The final attention on the first evaluation sequence (eval_acts holds the last evaluation).
+  const std::size_t L = c.model.n_layer, H = c.model.n_head;
+  r.final_attention = Tensor({L, H, T, T});
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      Tensor w = gpt::attention_of(r.model, eval_acts, l, h, 0);
+      std::copy(w.data.begin(), w.data.end(), r.final_attention.data.begin() + static_cast<std::ptrdiff_t>((l * H + h) * T * T));
+    }
+  r.pattern_tokens.assign(eval.tokens.begin(), eval.tokens.begin() + static_cast<std::ptrdiff_t>(T));
   // Zero the induction heads and measure the loss on the repeat again.
   const HeadScores& s = r.evals.back().scores;
   const std::size_t from = c.model.n_layer > 1 ? 1 : 0;

@@ -44,6 +44,8 @@ struct TrainResult {
   std::vector<Evaluation> evals;      // at step 0, every eval_every steps, and after the last
   // The final model with its induction heads zeroed: every head past layer 1 whose induction score
   // is at least 0.5, or the best one if none is; (layer, head) from 0.
+  Tensor final_attention;              // (L, H, T, T): the final model's weights on the first evaluation sequence
+  std::vector<int> pattern_tokens;     // (T): that sequence
   double repeat_loss_ablated = 0.0;
   std::vector<std::pair<std::size_t, std::size_t>> ablated;
 };

@@ -100,7 +100,7 @@ std::set<std::string> base_allowlist() {
   std::set<std::string> allow;
   // Program, units, formats, model families and the names of things that are not translated.
   add_identifiers(allow,
-                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops heads "
+                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops heads train "
                   "KiB MiB GiB TiB PiB bf16 fp16 fp32 fp8 int8 int4 float bfloat "
                   "gpt llama mistral qwen falcon deepseek gemma mha gqa mqa mla ffn gelu swiglu silu relu "
                   "tanh softmax rope geva attention block gate symmetry roles memory hotpot inf nan");
@@ -165,6 +165,18 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
                            "bench --help", "bench memory --help", "bench decode --help", "flops --help",
                            "flops --model llama-3-8b", "flops --model deepseek-v3 --seq-len 128",
                            "bench memory --size-mib 64 --min-time 0", "bench decode --model llama-3-8b --seq-len 64 --min-time 0"})
+    check_no_leaks(args, allow);
+}
+
+TEST_CASE("pseudo-locale: train, its --help and its errors", "[catalog][qps]") {
+  std::set<std::string> allow = base_allowlist();
+  add_identifiers(allow, "train induction repeat-half prev-minus-first f32 f64 bf16 nosuch ckpt");
+  const std::string tiny = "train --layers 2 --heads 2 --d-model 8 --vocab 12 --seq-len 10 --batch 4 --steps 6";
+  for (const std::string& args : {tiny, tiny + " --task repeat-half", tiny + " --task prev-minus-first --no-mlp",
+                                  std::string("train --help"), std::string("train --task nosuch"),
+                                  std::string("train --lr 3"), std::string("train --mlp --no-mlp"), std::string("train --dtype bf16"),
+                                  std::string("train --vocab 10"), std::string("train --steps 1000000"),
+                                  std::string("train --batch 100000 --steps 1"), std::string("train --seq-len 4")})
     check_no_leaks(args, allow);
 }
 

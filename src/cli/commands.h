@@ -36,6 +36,7 @@ void setup_render(CLI::App& root);    // attnlab render TRACE.json (--html FILE 
 void setup_bench(CLI::App& root);     // attnlab bench memory | decode
 void setup_flops(CLI::App& root);     // attnlab flops
 void setup_heads(CLI::App& root);     // attnlab heads (a real checkpoint's head roles)
+void setup_train(CLI::App& root);     // attnlab train
 
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).

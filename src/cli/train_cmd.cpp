@@ -1,0 +1,361 @@
+// attnlab train: a small GPT-2 trained on a synthetic task (src/train, src/math/gpt.h), with the
+// loss curve, the heads' scores as training goes, and the heads after training; --save writes a
+// Hugging Face GPT-2 checkpoint (config.json + model.safetensors), --json the whole trace.
+// Everything on stdout is deterministic; the progress bar (stderr, only on a terminal) is not.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bars.h"
+#include "commands.h"
+#include "errors.h"
+#include "parallel.h"
+#include "safetensors.h"
+#include "table.h"
+#include "tensor.h"
+#include "text.h"
+#include "trainer.h"
+
+namespace attn::cli {
+
+namespace {
+
+struct TrainOptions {
+  std::string task = "induction";
+  std::int64_t layers = 2, heads = 4, d_model = 64, vocab = 32, seq_len = 32, batch = 64, steps = 2000, warmup = 100;
+  double lr = 1e-3;
+  std::int64_t seed = 42;
+  std::optional<std::int64_t> threads;
+  bool mlp = false, no_mlp = false;  // the default model is attention-only: it forms the circuit in about a minute
+  std::string save, json, dtype = "f32";
+};
+
+// The most work a run may ask for: 2·10^13 floating-point operations (about 15 minutes at the
+// speed a 2-core machine reaches; the default run is about 1 TFLOP).
+constexpr double kMaxTrainFlops = 2e13;
+
+void positive(const char* flag, std::int64_t v) {
+  if (v < 1) throw UsageError("cli.err.positive", {{"flag", flag}, {"value", v}});
+}
+
+train::TrainConfig resolve(const TrainOptions& o) {
+  train::TrainConfig c;
+  if (!train::parse_task(o.task, c.task)) {
+    std::string names;
+    for (const std::string& n : train::task_names()) names += (names.empty() ? "" : ", ") + n;
+    throw UsageError("train.err.task", {{"flag", "--task"}, {"value", o.task}, {"tasks", names}});
+  }
+  positive("--layers", o.layers), positive("--heads", o.heads), positive("--d-model", o.d_model);
+  positive("--vocab", o.vocab), positive("--seq-len", o.seq_len), positive("--batch", o.batch);
+  positive("--steps", o.steps);
+  if (o.warmup < 0) throw UsageError("cli.err.negative", {{"flag", "--warmup"}, {"value", o.warmup}});
+  if (!std::isfinite(o.lr)) throw UsageError("cli.err.not_a_number", {{"flag", "--lr"}, {"value", fmt::format("{}", o.lr)}});
+  if (o.lr <= 0 || o.lr > 1) throw UsageError("train.err.lr", {{"flag", "--lr"}, {"value", o.lr}});
+  if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});
+  if (o.threads && (*o.threads < 1 || *o.threads > 1024))
+    throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
+  if (o.mlp && o.no_mlp) throw UsageError("train.err.mlp_both", {{"a_flag", "--mlp"}, {"b_flag", "--no-mlp"}});
+  if (o.dtype != "f32" && o.dtype != "f64") throw UsageError("train.err.dtype", {{"flag", "--dtype"}, {"value", o.dtype}});
+  if (o.d_model % o.heads != 0)
+    throw UsageError("cli.err.not_divisible", {{"a_flag", "--d-model"}, {"a", o.d_model}, {"b_flag", "--heads"},
+                                               {"b", o.heads}, {"suggest", (o.d_model / o.heads + 1) * o.heads}});
+  const auto T = static_cast<std::size_t>(o.seq_len);
+  if (T < train::task_min_seq_len(c.task))
+    throw UsageError("train.err.seq_len_small", {{"flag", "--seq-len"}, {"value", o.seq_len}, {"task", o.task},
+                                                 {"min", train::task_min_seq_len(c.task)}});
+  if (static_cast<std::size_t>(o.vocab) < train::task_min_vocab(c.task, T))
+    throw UsageError("train.err.vocab_small", {{"flag", "--vocab"}, {"value", o.vocab}, {"task", o.task},
+                                               {"seq_len", o.seq_len}, {"min", train::task_min_vocab(c.task, T)}});
+  c.model = {static_cast<std::size_t>(o.vocab), T, static_cast<std::size_t>(o.d_model), static_cast<std::size_t>(o.layers),
+             static_cast<std::size_t>(o.heads), o.mlp};
+  c.batch = static_cast<std::size_t>(o.batch);
+  c.steps = static_cast<std::size_t>(o.steps);
+  c.warmup = static_cast<std::size_t>(o.warmup);
+  c.lr = o.lr;
+  c.seed = static_cast<std::uint64_t>(o.seed);
+  c.eval_every = std::max<std::size_t>(1, c.steps / 40);
+  const double numbers = train::train_memory_numbers(c);
+  if (numbers > static_cast<double>(kMaxLessonElements))
+    throw UsageError("train.err.memory", {{"numbers", numbers}, {"max", static_cast<double>(kMaxLessonElements)},
+                                          {"flags", "--batch, --seq-len, --d-model, --vocab, --layers"}});
+  const double work = train::step_flops(c) * static_cast<double>(c.steps);
+  if (work > kMaxTrainFlops)
+    throw UsageError("train.err.work", {{"flops", work}, {"max", kMaxTrainFlops},
+                                        {"flags", "--steps, --batch, --seq-len, --d-model, --layers"}});
+  return c;
+}
+
+// The progress bar: stderr, only when it is a terminal, at most ten times a second.
+class Progress {
+ public:
+  explicit Progress(const Text& t) : t_(t), on_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+  void operator()(std::size_t step, std::size_t steps, double loss) {
+    if (!on_) return;
+    auto now = Clock::now();
+    if (step != steps && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    double secs = std::chrono::duration<double>(now - start_).count();
+    const std::size_t width = 30, done = step * width / steps;
+    std::string bar;
+    for (std::size_t i = 0; i < width; ++i) bar += i < done ? "█" : "·";
+    fmt::print(stderr, "\r{} {}\x1b[K", bar,
+               t_("train.progress", {{"step", step}, {"steps", steps}, {"loss", loss}, {"rate", secs > 0 ? step / secs : 0.0}}));
+    if (step == steps) fmt::print(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  const Text& t_;
+  bool on_;
+  Clock::time_point start_, last_;
+};
+
+std::string num(double x, int digits = 3) {
+  std::string s = fmt::format("{:.{}f}", x, digits);
+  return s.find_first_not_of("-0.") == std::string::npos ? fmt::format("{:.{}f}", 0.0, digits) : s;
+}
+
+struct Best {
+  std::size_t layer = 0, head = 0;
+  double score = -1;
+};
+Best best_in(const Tensor& s, std::size_t layer_from, std::size_t layer_to) {
+  Best b;
+  for (std::size_t l = layer_from; l < layer_to; ++l)
+    for (std::size_t h = 0; h < s.dim(1); ++h)
+      if (s(l, h) > b.score) b = {l, h, s(l, h)};
+  return b;
+}
+
+// The two heads' attention on one held-out sequence, side by side, one character a weight.
+std::string patterns(const train::TrainResult& r, const Best& prev, const Best& ind, const Text& t) {
+  const Tensor& a = r.final_attention;
+  const std::size_t H = a.dim(1), T = a.dim(2);
+  auto shade = [](double w) { return w >= 0.7 ? "█" : w >= 0.5 ? "▓" : w >= 0.3 ? "▒" : w >= 0.1 ? "░" : "·"; };
+  auto cell = [&](const Best& b, std::size_t i) {
+    std::string row;
+    for (std::size_t j = 0; j < T; ++j) row += j > i ? " " : shade(a.data[((b.layer * H + b.head) * T + i) * T + j]);
+    return row;
+  };
+  std::string out = t("train.pattern_title") + "\n";
+  std::string left = t("train.pattern_head", {{"layer", prev.layer + 1}, {"head", prev.head + 1}, {"kind", "prev"}});
+  const std::size_t width = std::max(T, display_width(left));
+  out += fmt::format("  {:8}  {}  {}\n", "", pad_right(left, width),
+                     t("train.pattern_head", {{"layer", ind.layer + 1}, {"head", ind.head + 1}, {"kind", "induction"}}));
+  for (std::size_t i = 0; i < T; ++i)
+    out += fmt::format("  {:>3} {:>4}  {}  {}\n", i, r.pattern_tokens[i], pad_right(cell(prev, i), width), cell(ind, i));
+  return out;
+}
+
+bool has_repeat(train::Task t) { return t != train::Task::PrevMinusFirst; }
+
+std::string render_text(const train::TrainConfig& c, const train::TrainResult& r, const Text& t) {
+  const auto& m = c.model;
+  const double ln_v = std::log(static_cast<double>(m.vocab));
+  std::string task = train::task_name(c.task);
+  std::string out = t("train.title", {{"task", task}}) + "\n";
+  out += "  " + t("train.task." + task) + "\n";
+  out += "  " + t("train.model_line", {{"layers", m.n_layer}, {"heads", m.n_head}, {"d_model", m.d_model}, {"vocab", m.vocab},
+                                       {"seq_len", m.n_positions}, {"mlp", m.mlp}, {"params", r.model.layout.total}}) + "\n";
+  out += "  " + t("train.train_line", {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
+                                       {"seed", c.seed}, {"gflop", train::step_flops(c) / 1e9}}) + "\n\n";
+
+  // The loss curve: the mean loss over each twentieth of the run.
+  out += t("train.loss_title", {{"vocab", m.vocab}, {"ln_v", ln_v}}) + "\n";
+  const std::size_t rows = std::min<std::size_t>(20, c.steps), n = r.loss_curve.size();
+  std::vector<Bar> bars;
+  for (std::size_t i = 0; i < rows; ++i) {
+    std::size_t b = n * i / rows, e = n * (i + 1) / rows;
+    double s = 0;
+    for (std::size_t k = b; k < e; ++k) s += r.loss_curve[k];
+    double mean = s / static_cast<double>(e - b);
+    bars.push_back({t("train.loss_row", {{"from", b + 1}, {"to", e}}), mean, num(mean)});
+  }
+  out += bar_chart(bars, 40);
+  const train::Drop drop = train::phase_change(r, has_repeat(c.task), ln_v);
+  out += "  " + t("train.drop", {{"reached", drop.reached}, {"repeat", has_repeat(c.task)}, {"step", drop.step},
+                                 {"half", 0.5 * ln_v}}) + "\n\n";
+
+  // The heads as training goes.
+  const std::size_t L = m.n_layer, H = m.n_head;
+  out += t("train.progress_title", {{"sequences", c.eval_batch}}) + "\n";
+  TextTable p;
+  p.header = {t("train.col.step"), t("train.col.eval_loss"), t("train.col.repeat_loss"), t("train.col.best_prev"),
+              t("train.col.best_induction")};
+  p.right = {true, true, true, true, true};
+  const std::size_t every = std::max<std::size_t>(1, r.evals.size() / 10);
+  for (std::size_t i = 0; i < r.evals.size(); ++i) {
+    if (i % every != 0 && i + 1 != r.evals.size()) continue;
+    const train::Evaluation& e = r.evals[i];
+    Best bp = best_in(e.scores.prev_token, 0, 1), bi = best_in(e.scores.induction, L > 1 ? 1 : 0, L);
+    p.rows.push_back({fmt::format("{}", e.step), num(e.loss), has_repeat(c.task) ? num(e.repeat_loss) : "-",
+                      t("train.head_score", {{"layer", bp.layer + 1}, {"head", bp.head + 1}, {"score", num(bp.score)}}),
+                      t("train.head_score", {{"layer", bi.layer + 1}, {"head", bi.head + 1}, {"score", num(bi.score)}})});
+  }
+  out += render_table(p) + "\n";
+
+  // Every head after training.
+  const train::Evaluation& last = r.evals.back();
+  out += t("train.heads_title", {{"sequences", c.eval_batch}}) + "\n";
+  TextTable h;
+  h.header = {t("train.col.layer"), t("train.col.head"), t("train.col.prev"), t("train.col.first"), t("train.col.self"),
+              t("train.col.induction")};
+  h.right = {true, true, true, true, true, true};
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t k = 0; k < H; ++k)
+      h.rows.push_back({fmt::format("{}", l + 1), fmt::format("{}", k + 1), num(last.scores.prev_token(l, k)),
+                        num(last.scores.first_token(l, k)), num(last.scores.self(l, k)), num(last.scores.induction(l, k))});
+  out += render_table(h);
+  Best bp = best_in(last.scores.prev_token, 0, 1), bi = best_in(last.scores.induction, L > 1 ? 1 : 0, L);
+  out += "  " + t("train.best_heads", {{"prev_layer", bp.layer + 1}, {"prev_head", bp.head + 1}, {"prev", bp.score},
+                                       {"ind_layer", bi.layer + 1}, {"ind_head", bi.head + 1}, {"ind", bi.score}}) + "\n";
+  out += "\n" + patterns(r, bp, bi, t);
+  if (has_repeat(c.task)) {
+    std::string heads;
+    for (auto [l, k] : r.ablated) heads += (heads.empty() ? "" : ", ") + t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
+    out += "  " + t("train.ablation", {{"loss", last.repeat_loss}, {"n", r.ablated.size()}, {"heads", heads},
+                                       {"ablated", r.repeat_loss_ablated}}) + "\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json matrix(const Tensor& s) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (std::size_t l = 0; l < s.dim(0); ++l) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (std::size_t h = 0; h < s.dim(1); ++h) row.push_back(s(l, h));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string render_json(const train::TrainConfig& c, const train::TrainResult& r) {
+  const auto& m = c.model;
+  nlohmann::ordered_json j;
+  j["command"] = "train";
+  j["config"] = {{"task", train::task_name(c.task)}, {"n_layer", m.n_layer}, {"n_head", m.n_head}, {"n_embd", m.d_model},
+                 {"vocab_size", m.vocab}, {"n_positions", m.n_positions}, {"mlp", m.mlp}, {"batch", c.batch},
+                 {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup}, {"betas", {c.beta1, c.beta2}},
+                 {"weight_decay", c.weight_decay}, {"seed", c.seed}, {"parameters", r.model.layout.total},
+                 {"flops_per_step", train::step_flops(c)}};
+  const double ln_v = std::log(static_cast<double>(m.vocab));
+  j["values"] = {{"ln_vocab", ln_v},
+                 {"drop_step", train::phase_change(r, has_repeat(c.task), ln_v).reached
+                                   ? nlohmann::ordered_json(train::phase_change(r, has_repeat(c.task), ln_v).step)
+                                   : nlohmann::ordered_json(nullptr)},
+                 {"loss_repeated_half", r.evals.back().repeat_loss},
+                 {"loss_repeated_half_ablated", r.repeat_loss_ablated},
+                 {"ablated_heads", nlohmann::ordered_json::array()}};
+  for (auto [l, k] : r.ablated) j["values"]["ablated_heads"].push_back({l + 1, k + 1});
+  j["loss_curve"] = r.loss_curve;
+  nlohmann::ordered_json evals = nlohmann::ordered_json::array();
+  for (const train::Evaluation& e : r.evals)
+    evals.push_back({{"step", e.step}, {"loss", e.loss}, {"repeat_loss", e.repeat_loss},
+                     {"prev_token_score", matrix(e.scores.prev_token)}, {"first_token_score", matrix(e.scores.first_token)},
+                     {"self_score", matrix(e.scores.self)}, {"induction_score", matrix(e.scores.induction)}});
+  j["evals"] = evals;
+  const train::Evaluation& last = r.evals.back();
+  j["prev_token_score"] = matrix(last.scores.prev_token);
+  j["first_token_score"] = matrix(last.scores.first_token);
+  j["self_score"] = matrix(last.scores.self);
+  j["induction_score"] = matrix(last.scores.induction);
+  j["pattern_tokens"] = r.pattern_tokens;
+  j["attention_final"] = {{"shape", r.final_attention.shape}, {"data", r.final_attention.data}};
+  return j.dump(1) + "\n";
+}
+
+// config.json with Hugging Face GPT-2's keys, and our own for what GPT-2 has no key for.
+std::string hf_config(const train::TrainConfig& c, const std::string& dtype) {
+  const auto& m = c.model;
+  nlohmann::ordered_json j;
+  j["architectures"] = {"GPT2LMHeadModel"};
+  j["model_type"] = "gpt2";
+  j["activation_function"] = "gelu_new";
+  j["n_layer"] = m.n_layer;
+  j["n_head"] = m.n_head;
+  j["n_embd"] = m.d_model;
+  j["n_positions"] = m.n_positions;
+  j["n_ctx"] = m.n_positions;
+  j["n_inner"] = nullptr;
+  j["vocab_size"] = m.vocab;
+  j["layer_norm_epsilon"] = gpt::kLayerNormEps;
+  j["initializer_range"] = 0.02;
+  j["resid_pdrop"] = 0.0;
+  j["embd_pdrop"] = 0.0;
+  j["attn_pdrop"] = 0.0;
+  j["scale_attn_weights"] = true;
+  j["tie_word_embeddings"] = true;
+  j["bos_token_id"] = 0;
+  j["eos_token_id"] = 0;
+  j["torch_dtype"] = dtype == "f64" ? "float64" : "float32";
+  j["attnlab_attention_only"] = !m.mlp;
+  j["attnlab_task"] = train::task_name(c.task);
+  j["attnlab_train"] = {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
+                        {"betas", {c.beta1, c.beta2}}, {"weight_decay", c.weight_decay}, {"seed", c.seed}};
+  return j.dump(2) + "\n";
+}
+
+void save(const std::string& dir, const train::TrainConfig& c, const train::TrainResult& r, const std::string& dtype) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) throw UsageError("train.err.save_dir", {{"flag", "--save"}, {"path", dir}});
+  std::vector<train::NamedTensor> tensors;
+  for (const gpt::ParamTensor& p : r.model.layout.tensors)
+    tensors.push_back({p.name, p.shape, r.model.params.data() + p.offset});
+  std::string bytes = train::safetensors_bytes(tensors, dtype == "f64" ? train::SafeDtype::F64 : train::SafeDtype::F32,
+                                               {{"format", "pt"}});
+  const std::string base = (std::filesystem::path(dir) / "").string();
+  write_output("--save", base + "config.json", hf_config(c, dtype));
+  write_output("--save", base + "model.safetensors", bytes);
+}
+
+void run_train(const TrainOptions& o) {
+  train::TrainConfig c = resolve(o);
+  if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
+  const Text& t = text();
+  Progress progress(t);
+  train::TrainResult r = train::train(c, [&](std::size_t s, std::size_t n, double loss) { progress(s, n, loss); });
+  std::string report = render_text(c, r, t);
+  if (!o.save.empty()) {
+    save(o.save, c, r, o.dtype);
+    report += "  " + t("train.saved", {{"dir", o.save}}) + "\n";
+  }
+  if (!o.json.empty()) write_output("--json", o.json, render_json(c, r));
+  if (o.json != "-") emit(report);
+}
+
+}  // namespace
+
+void setup_train(CLI::App& root) {
+  auto o = std::make_shared<TrainOptions>();
+  const Text& t = text();
+  CLI::App* sub = root.add_subcommand("train", t("train.description"));
+  sub->add_option("--task", o->task, t("train.opt.task"));
+  sub->add_option("--layers", o->layers, t("train.opt.layers"));
+  sub->add_option("--heads", o->heads, t("train.opt.heads"));
+  sub->add_option("--d-model", o->d_model, t("train.opt.d_model"));
+  sub->add_option("--vocab", o->vocab, t("train.opt.vocab"));
+  sub->add_option("--seq-len", o->seq_len, t("train.opt.seq_len"));
+  sub->add_flag("--mlp", o->mlp, t("train.opt.mlp"));
+  sub->add_flag("--no-mlp", o->no_mlp, t("train.opt.no_mlp"));
+  sub->add_option("--batch", o->batch, t("train.opt.batch"));
+  sub->add_option("--steps", o->steps, t("train.opt.steps"));
+  sub->add_option("--lr", o->lr, t("train.opt.lr"));
+  sub->add_option("--warmup", o->warmup, t("train.opt.warmup"));
+  sub->add_option("--seed", o->seed, t("train.opt.seed"));
+  sub->add_option("--threads", o->threads, t("train.opt.threads"));
+  sub->add_option("--save", o->save, t("train.opt.save"));
+  sub->add_option("--dtype", o->dtype, t("train.opt.dtype"));
+  sub->add_option("--json", o->json, t("train.opt.json"));
+  add_lang_option(sub);
+  sub->callback([o] { run_train(*o); });
+}
+
+}  // namespace attn::cli

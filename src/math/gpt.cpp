@@ -1,0 +1,320 @@
+// The GPT-2 forward pass (see gpt.h); the backward passes are in gpt_backward.cpp.
+#include "gpt.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "matmul.h"
+#include "parallel.h"
+#include "random.h"
+
+namespace attn::gpt {
+
+namespace {
+// Rows per thread chunk for row-wise loops: enough work to pay for a thread.
+std::size_t row_grain(std::size_t per_row) { return std::max<std::size_t>(1, 16384 / std::max<std::size_t>(1, per_row)); }
+}  // namespace
+
+GptLayout gpt_layout(const GptConfig& c) {
+  GptLayout g;
+  const std::size_t V = c.vocab, P = c.n_positions, C = c.d_model, F = c.d_ff();
+  auto add = [&g](std::string name, Shape shape) {
+    std::size_t n = 1;
+    for (std::size_t d : shape) n *= d;
+    g.tensors.push_back({std::move(name), std::move(shape), g.total, n});
+    g.total += n;
+    return g.tensors.back().offset;
+  };
+  g.wte = add("wte.weight", {V, C});
+  g.wpe = add("wpe.weight", {P, C});
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    std::string h = "h." + std::to_string(l) + ".";
+    LayerOffsets o{};
+    o.ln1w = add(h + "ln_1.weight", {C});
+    o.ln1b = add(h + "ln_1.bias", {C});
+    o.qkvw = add(h + "attn.c_attn.weight", {C, 3 * C});
+    o.qkvb = add(h + "attn.c_attn.bias", {3 * C});
+    o.projw = add(h + "attn.c_proj.weight", {C, C});
+    o.projb = add(h + "attn.c_proj.bias", {C});
+    if (c.mlp) {
+      o.ln2w = add(h + "ln_2.weight", {C});
+      o.ln2b = add(h + "ln_2.bias", {C});
+      o.fcw = add(h + "mlp.c_fc.weight", {C, F});
+      o.fcb = add(h + "mlp.c_fc.bias", {F});
+      o.fcprojw = add(h + "mlp.c_proj.weight", {F, C});
+      o.fcprojb = add(h + "mlp.c_proj.bias", {C});
+    }
+    g.layers.push_back(o);
+  }
+  g.lnfw = add("ln_f.weight", {C});
+  g.lnfb = add("ln_f.bias", {C});
+  return g;
+}
+
+double gpt_param_count(const GptConfig& c) {
+  double V = static_cast<double>(c.vocab), P = static_cast<double>(c.n_positions), C = static_cast<double>(c.d_model);
+  double layer = 2 * C + 3 * C * C + 3 * C + C * C + C;
+  if (c.mlp) layer += 2 * C + 4 * C * C + 4 * C + 4 * C * C + C;
+  return V * C + P * C + static_cast<double>(c.n_layer) * layer + 2 * C;
+}
+
+std::vector<double> gpt_init(const GptConfig& c, std::uint64_t seed) {
+  GptLayout g = gpt_layout(c);
+  std::vector<double> p(g.total, 0.0);
+  Rng rng(seed);
+  const double std_w = 0.02, std_res = 0.02 / std::sqrt(2.0 * static_cast<double>(c.n_layer));
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (const ParamTensor& t : g.tensors) {
+    double* at = p.data() + t.offset;
+    if (ends_with(t.name, "c_proj.weight")) {
+      rng.fill_normal(at, t.size, std_res);
+    } else if (t.shape.size() == 2) {
+      rng.fill_normal(at, t.size, std_w);
+    } else if (t.name.find("ln_") != std::string::npos && ends_with(t.name, ".weight")) {
+      for (std::size_t i = 0; i < t.size; ++i) at[i] = 1.0;
+    }  // biases stay 0
+  }
+  return p;
+}
+
+Gpt make_gpt(const GptConfig& c, std::uint64_t seed) { return Gpt{c, gpt_layout(c), gpt_init(c, seed)}; }
+
+// ---- layers ----------------------------------------------------------------------------------------
+
+void encoder_forward(double* out, const int* tokens, const double* wte, const double* wpe, std::size_t B,
+                     std::size_t T, std::size_t C) {
+  parallel_for(B * T, row_grain(C), [&](std::size_t n0, std::size_t n1) {
+    for (std::size_t n = n0; n < n1; ++n) {
+      const double* e = wte + static_cast<std::size_t>(tokens[n]) * C;
+      const double* p = wpe + (n % T) * C;
+      for (std::size_t i = 0; i < C; ++i) out[n * C + i] = e[i] + p[i];
+    }
+  });
+}
+
+void layernorm_forward(double* out, double* mean, double* rstd, const double* inp, const double* w,
+                       const double* b, std::size_t N, std::size_t C) {
+  parallel_for(N, row_grain(3 * C), [&](std::size_t n0, std::size_t n1) {
+    for (std::size_t n = n0; n < n1; ++n) {
+      const double* x = inp + n * C;
+      double m = 0.0;
+      for (std::size_t i = 0; i < C; ++i) m += x[i];
+      m /= static_cast<double>(C);
+      double v = 0.0;
+      for (std::size_t i = 0; i < C; ++i) v += (x[i] - m) * (x[i] - m);
+      v /= static_cast<double>(C);
+      double s = 1.0 / std::sqrt(v + kLayerNormEps);
+      for (std::size_t i = 0; i < C; ++i) out[n * C + i] = (x[i] - m) * s * w[i] + b[i];
+      mean[n] = m;
+      rstd[n] = s;
+    }
+  });
+}
+
+void matmul_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t N,
+                    std::size_t IC, std::size_t OC) {
+  gemm(inp, w, out, N, OC, IC);
+  if (bias == nullptr) return;
+  parallel_for(N, row_grain(OC), [&](std::size_t n0, std::size_t n1) {
+    for (std::size_t n = n0; n < n1; ++n)
+      for (std::size_t o = 0; o < OC; ++o) out[n * OC + o] += bias[o];
+  });
+}
+
+void attention_forward(double* out, double* att, const double* qkv, std::size_t B, std::size_t T, std::size_t C,
+                       std::size_t H, const double* head_gate) {
+  const std::size_t hs = C / H, C3 = 3 * C;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  parallel_for(B * H, 1, [&](std::size_t j0, std::size_t j1) {
+    for (std::size_t j = j0; j < j1; ++j) {
+      const std::size_t b = j / H, h = j % H;
+      const double gate = head_gate ? head_gate[h] : 1.0;
+      for (std::size_t t = 0; t < T; ++t) {
+        const double* q = qkv + (b * T + t) * C3 + h * hs;
+        double* row = att + ((b * H + h) * T + t) * T;
+        double maxv = -std::numeric_limits<double>::infinity();
+        for (std::size_t t2 = 0; t2 <= t; ++t2) {
+          const double* k = qkv + (b * T + t2) * C3 + C + h * hs;
+          double s = 0.0;
+          for (std::size_t i = 0; i < hs; ++i) s += q[i] * k[i];
+          s *= scale;
+          row[t2] = s;
+          if (s > maxv) maxv = s;
+        }
+        double sum = 0.0;
+        for (std::size_t t2 = 0; t2 <= t; ++t2) {
+          row[t2] = std::exp(row[t2] - maxv);
+          sum += row[t2];
+        }
+        for (std::size_t t2 = 0; t2 <= t; ++t2) row[t2] /= sum;
+        for (std::size_t t2 = t + 1; t2 < T; ++t2) row[t2] = 0.0;
+        double* o = out + (b * T + t) * C + h * hs;
+        for (std::size_t i = 0; i < hs; ++i) o[i] = 0.0;
+        for (std::size_t t2 = 0; t2 <= t; ++t2) {
+          const double* v = qkv + (b * T + t2) * C3 + 2 * C + h * hs;
+          for (std::size_t i = 0; i < hs; ++i) o[i] += row[t2] * v[i];
+        }
+        if (head_gate)
+          for (std::size_t i = 0; i < hs; ++i) o[i] *= gate;
+      }
+    }
+  });
+}
+
+namespace {
+const double kGeluScale = std::sqrt(2.0 / 3.14159265358979323846);
+}
+
+void gelu_forward(double* out, const double* inp, std::size_t n) {
+  parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) {
+      double x = inp[i];
+      out[i] = 0.5 * x * (1.0 + std::tanh(kGeluScale * (x + 0.044715 * x * x * x)));
+    }
+  });
+}
+
+void gelu_backward(double* dinp, const double* inp, const double* dout, std::size_t n) {
+  parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) {
+      double x = inp[i];
+      double u = kGeluScale * (x + 0.044715 * x * x * x);
+      double th = std::tanh(u);
+      double du = kGeluScale * (1.0 + 3.0 * 0.044715 * x * x);
+      double g = 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * du;
+      dinp[i] += g * dout[i];
+    }
+  });
+}
+
+void residual_forward(double* out, const double* a, const double* b, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+void residual_backward(double* da, double* db, const double* dout, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    da[i] += dout[i];
+    db[i] += dout[i];
+  }
+}
+
+void softmax_forward(double* probs, const double* logits, std::size_t N, std::size_t V) {
+  parallel_for(N, row_grain(2 * V), [&](std::size_t n0, std::size_t n1) {
+    for (std::size_t n = n0; n < n1; ++n) {
+      const double* z = logits + n * V;
+      double* p = probs + n * V;
+      double maxv = z[0];
+      for (std::size_t i = 1; i < V; ++i) maxv = std::max(maxv, z[i]);
+      double sum = 0.0;
+      for (std::size_t i = 0; i < V; ++i) {
+        p[i] = std::exp(z[i] - maxv);
+        sum += p[i];
+      }
+      for (std::size_t i = 0; i < V; ++i) p[i] /= sum;
+    }
+  });
+}
+
+void crossentropy_forward(double* losses, const double* probs, const int* targets, std::size_t N, std::size_t V) {
+  for (std::size_t n = 0; n < N; ++n)
+    losses[n] = targets[n] < 0 ? 0.0 : -std::log(probs[n * V + static_cast<std::size_t>(targets[n])]);
+}
+
+// ---- the model -------------------------------------------------------------------------------------
+
+namespace {
+void check_tokens(const Gpt& m, const int* tokens, const int* targets, std::size_t B, std::size_t T) {
+  if (T == 0 || B == 0 || T > m.config.n_positions)
+    throw std::invalid_argument("gpt_forward: B " + std::to_string(B) + ", T " + std::to_string(T) +
+                                " do not fit n_positions " + std::to_string(m.config.n_positions));
+  const int V = static_cast<int>(m.config.vocab);
+  for (std::size_t n = 0; n < B * T; ++n) {
+    if (tokens[n] < 0 || tokens[n] >= V) throw std::invalid_argument("gpt_forward: token out of range");
+    if (targets && (targets[n] < -1 || targets[n] >= V)) throw std::invalid_argument("gpt_forward: target out of range");
+  }
+}
+}  // namespace
+
+void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_t B, std::size_t T, GptActs& a,
+                 const std::vector<std::vector<double>>* ablate) {
+  const GptConfig& c = m.config;
+  check_tokens(m, tokens, targets, B, T);
+  const std::size_t N = B * T, C = c.d_model, L = c.n_layer, H = c.n_head, V = c.vocab, F = c.d_ff();
+  const double* p = m.params.data();
+  const GptLayout& g = m.layout;
+  a.B = B;
+  a.T = T;
+  auto size = [](std::vector<double>& v, std::size_t n) {
+    if (v.size() != n) v.assign(n, 0.0);
+  };
+  size(a.encoded, N * C);
+  size(a.ln1, L * N * C), size(a.ln1_mean, L * N), size(a.ln1_rstd, L * N), size(a.qkv, L * N * 3 * C);
+  size(a.atty, L * N * C), size(a.att, L * B * H * T * T), size(a.attproj, L * N * C), size(a.residual2, L * N * C);
+  const std::size_t Lm = c.mlp ? L : 0;
+  size(a.ln2, Lm * N * C), size(a.ln2_mean, Lm * N), size(a.ln2_rstd, Lm * N), size(a.fch, Lm * N * F);
+  size(a.fch_gelu, Lm * N * F), size(a.fcproj, Lm * N * C), size(a.residual3, Lm * N * C);
+  size(a.lnf, N * C), size(a.lnf_mean, N), size(a.lnf_rstd, N), size(a.logits, N * V), size(a.probs, N * V);
+  size(a.losses, N), size(a.wte_t, C * V);
+
+  encoder_forward(a.encoded.data(), tokens, p + g.wte, p + g.wpe, B, T, C);
+  const double* residual = a.encoded.data();
+  for (std::size_t l = 0; l < L; ++l) {
+    const LayerOffsets& o = g.layers[l];
+    double* ln1 = a.ln1.data() + l * N * C;
+    double* qkv = a.qkv.data() + l * N * 3 * C;
+    double* atty = a.atty.data() + l * N * C;
+    double* att = a.att.data() + l * B * H * T * T;
+    double* attproj = a.attproj.data() + l * N * C;
+    double* residual2 = a.residual2.data() + l * N * C;
+    layernorm_forward(ln1, a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, residual, p + o.ln1w, p + o.ln1b, N, C);
+    matmul_forward(qkv, ln1, p + o.qkvw, p + o.qkvb, N, C, 3 * C);
+    const double* gate = ablate && l < ablate->size() && !(*ablate)[l].empty() ? (*ablate)[l].data() : nullptr;
+    attention_forward(atty, att, qkv, B, T, C, H, gate);
+    matmul_forward(attproj, atty, p + o.projw, p + o.projb, N, C, C);
+    residual_forward(residual2, residual, attproj, N * C);
+    if (!c.mlp) {
+      residual = residual2;
+      continue;
+    }
+    double* ln2 = a.ln2.data() + l * N * C;
+    double* fch = a.fch.data() + l * N * F;
+    double* fch_gelu = a.fch_gelu.data() + l * N * F;
+    double* fcproj = a.fcproj.data() + l * N * C;
+    double* residual3 = a.residual3.data() + l * N * C;
+    layernorm_forward(ln2, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, residual2, p + o.ln2w, p + o.ln2b, N, C);
+    matmul_forward(fch, ln2, p + o.fcw, p + o.fcb, N, C, F);
+    gelu_forward(fch_gelu, fch, N * F);
+    matmul_forward(fcproj, fch_gelu, p + o.fcprojw, p + o.fcprojb, N, F, C);
+    residual_forward(residual3, residual2, fcproj, N * C);
+    residual = residual3;
+  }
+  layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), residual, p + g.lnfw, p + g.lnfb, N, C);
+  for (std::size_t v = 0; v < V; ++v)
+    for (std::size_t i = 0; i < C; ++i) a.wte_t[i * V + v] = p[g.wte + v * C + i];
+  matmul_forward(a.logits.data(), a.lnf.data(), a.wte_t.data(), nullptr, N, C, V);
+  softmax_forward(a.probs.data(), a.logits.data(), N, V);
+  a.loss = 0.0;
+  a.counted = 0;
+  if (targets == nullptr) return;
+  crossentropy_forward(a.losses.data(), a.probs.data(), targets, N, V);
+  double sum = 0.0;
+  for (std::size_t n = 0; n < N; ++n)
+    if (targets[n] >= 0) {
+      sum += a.losses[n];
+      ++a.counted;
+    }
+  a.loss = a.counted ? sum / static_cast<double>(a.counted) : 0.0;
+}
+
+Tensor attention_of(const Gpt& m, const GptActs& a, std::size_t l, std::size_t h, std::size_t b) {
+  const std::size_t H = m.config.n_head, T = a.T, B = a.B;
+  Tensor w({T, T});
+  const double* src = a.att.data() + l * B * H * T * T + (b * H + h) * T * T;
+  for (std::size_t i = 0; i < T * T; ++i) w.data[i] = src[i];
+  return w;
+}
+
+}  // namespace attn::gpt

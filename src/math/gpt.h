@@ -1,0 +1,138 @@
+#pragma once
+// A GPT-2 decoder trained by hand, in the manner of llm.c's train_gpt2.c: every parameter in one
+// flat buffer (so AdamW is one loop), every activation in named buffers, and one forward and one
+// backward function per layer. Double precision; every function is deterministic and gives the
+// same bits for every thread count (threads split independent outputs only; every sum runs in
+// one fixed order).
+//
+//   B = sequences in a batch   T = positions   C = d_model   H = heads   hs = C / H
+//   V = vocabulary             L = layers      N = B·T rows
+//
+// The model: x = wte[token] + wpe[position]; L pre-LN blocks
+//   x = x + c_proj(causal_mha(c_attn(ln_1(x))));   x = x + mlp.c_proj(gelu(mlp.c_fc(ln_2(x))))
+// (the MLP half left out when mlp = false: an attention-only model); logits = ln_f(x) · wteᵀ
+// (tied unembedding); loss = mean cross-entropy over the positions whose target is not -1.
+// GELU is GPT-2's tanh form ("gelu_new"). Weights are stored as Hugging Face GPT-2 stores them
+// (Conv1D: (in, out), applied as x @ W + b), so a checkpoint is the buffer cut into its tensors.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace attn::gpt {
+
+struct GptConfig {
+  std::size_t vocab = 32, n_positions = 32, d_model = 64, n_layer = 2, n_head = 4;
+  bool mlp = true;
+  std::size_t d_ff() const { return 4 * d_model; }
+  std::size_t head_size() const { return d_model / n_head; }
+};
+
+// One named parameter tensor inside the flat buffer; names and shapes are Hugging Face GPT-2's
+// (without the "transformer." prefix): wte.weight (V, C), h.0.attn.c_attn.weight (C, 3C), …
+struct ParamTensor {
+  std::string name;
+  Shape shape;
+  std::size_t offset = 0, size = 0;
+};
+
+// Offsets of every parameter, for the kernels.
+struct LayerOffsets {
+  std::size_t ln1w, ln1b, qkvw, qkvb, projw, projb;
+  std::size_t ln2w = 0, ln2b = 0, fcw = 0, fcb = 0, fcprojw = 0, fcprojb = 0;  // mlp only
+};
+struct GptLayout {
+  std::vector<ParamTensor> tensors;  // in the order of the checkpoint
+  std::size_t wte = 0, wpe = 0, lnfw = 0, lnfb = 0, total = 0;
+  std::vector<LayerOffsets> layers;
+};
+GptLayout gpt_layout(const GptConfig& c);
+
+// The number of parameters (== gpt_layout(c).total), in double so that absurd sizes do not wrap.
+double gpt_param_count(const GptConfig& c);
+
+// Initial weights as GPT-2 draws them (Hugging Face's _init_weights): every weight matrix and both
+// embeddings N(0, 0.02²), the two residual projections (attn.c_proj, mlp.c_proj) N(0, (0.02/√(2L))²),
+// biases 0, LayerNorm weights 1. Drawn from Rng(seed) tensor by tensor in layout order.
+std::vector<double> gpt_init(const GptConfig& c, std::uint64_t seed);
+
+// ---- the layers: forward and backward ----------------------------------------------------------
+// Backward functions ADD into their gradient outputs (a buffer is zeroed once per step), as llm.c.
+
+// out (N, C) = wte[tokens[n]] + wpe[n % T]
+void encoder_forward(double* out, const int* tokens, const double* wte, const double* wpe, std::size_t B,
+                     std::size_t T, std::size_t C);
+void encoder_backward(double* dwte, double* dwpe, const double* dout, const int* tokens, std::size_t B,
+                      std::size_t T, std::size_t C, std::size_t V);
+
+// out = (inp − mean) · rstd · w + b per row; mean, rstd (N) kept for the backward. eps 1e-5.
+constexpr double kLayerNormEps = 1e-5;
+void layernorm_forward(double* out, double* mean, double* rstd, const double* inp, const double* w,
+                       const double* b, std::size_t N, std::size_t C);
+void layernorm_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp,
+                        const double* w, const double* mean, const double* rstd, std::size_t N, std::size_t C);
+
+// out (N, OC) = inp (N, IC) @ w (IC, OC) + bias (OC); bias may be null.
+void matmul_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t N,
+                    std::size_t IC, std::size_t OC);
+// dinp += dout @ wᵀ, dw += inpᵀ @ dout, dbias += column sums of dout (dbias may be null).
+void matmul_backward(double* dinp, double* dw, double* dbias, const double* dout, const double* inp,
+                     const double* w, std::size_t N, std::size_t IC, std::size_t OC);
+
+// qkv (B, T, 3C): q | k | v, head h in columns h·hs … (h+1)·hs of each. out (B, T, C): the heads'
+// outputs side by side; att (B, H, T, T): causal softmax weights (0 above the diagonal).
+// head_gate (H) or null: head h's output is multiplied by head_gate[h] (0 ablates the head).
+void attention_forward(double* out, double* att, const double* qkv, std::size_t B, std::size_t T, std::size_t C,
+                       std::size_t H, const double* head_gate = nullptr);
+void attention_backward(double* dqkv, const double* dout, const double* qkv, const double* att, std::size_t B,
+                        std::size_t T, std::size_t C, std::size_t H, const double* head_gate = nullptr);
+
+// GPT-2's tanh GELU, elementwise over n numbers.
+void gelu_forward(double* out, const double* inp, std::size_t n);
+void gelu_backward(double* dinp, const double* inp, const double* dout, std::size_t n);
+
+// out = a + b; backward: da += dout, db += dout.
+void residual_forward(double* out, const double* a, const double* b, std::size_t n);
+void residual_backward(double* da, double* db, const double* dout, std::size_t n);
+
+// probs (N, V) = softmax(logits); losses (N) = −log probs[target] (0 where target is -1).
+void softmax_forward(double* probs, const double* logits, std::size_t N, std::size_t V);
+void crossentropy_forward(double* losses, const double* probs, const int* targets, std::size_t N, std::size_t V);
+// dlogits += (probs − onehot(target)) · dlosses[n]   (rows with target -1 get nothing)
+void crossentropy_softmax_backward(double* dlogits, const double* dlosses, const double* probs, const int* targets,
+                                   std::size_t N, std::size_t V);
+
+// ---- the whole model -----------------------------------------------------------------------------
+struct GptActs {
+  std::size_t B = 0, T = 0;
+  std::vector<double> encoded;                                  // (N, C)
+  // per layer, each (L, …)
+  std::vector<double> ln1, ln1_mean, ln1_rstd, qkv, atty, att, attproj, residual2;
+  std::vector<double> ln2, ln2_mean, ln2_rstd, fch, fch_gelu, fcproj, residual3;
+  std::vector<double> lnf, lnf_mean, lnf_rstd, logits, probs, losses;
+  std::vector<double> wte_t;  // (C, V) wteᵀ for the unembedding
+  double loss = 0.0;          // mean over counted targets
+  std::size_t counted = 0;    // targets that are not -1
+};
+
+// A model: config, layout, weights.
+struct Gpt {
+  GptConfig config;
+  GptLayout layout;
+  std::vector<double> params;
+};
+Gpt make_gpt(const GptConfig& c, std::uint64_t seed);
+
+// The forward pass over tokens (B, T), T ≤ n_positions, every token < vocab. targets (B, T) or
+// null (then no loss). ablate: for each layer, H gates or empty (see attention_forward).
+void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_t B, std::size_t T, GptActs& a,
+                 const std::vector<std::vector<double>>* ablate = nullptr);
+// grads (layout.total) is overwritten with d loss / d params for the last forward pass (with targets).
+void gpt_backward(const Gpt& m, const int* tokens, const int* targets, const GptActs& a, std::vector<double>& grads);
+
+// The attention weights of layer l, head h, sequence b: (T, T), from the last forward pass.
+Tensor attention_of(const Gpt& m, const GptActs& a, std::size_t l, std::size_t h, std::size_t b);
+
+}  // namespace attn::gpt

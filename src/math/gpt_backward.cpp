@@ -1,0 +1,216 @@
+// The GPT-2 backward passes (see gpt.h), one per forward layer, each adding into its gradients.
+// Deterministic for every thread count: a thread owns whole outputs, and every sum over rows
+// (weight and bias gradients, embedding rows) runs row by row in one fixed order.
+#include <cmath>
+#include <vector>
+
+#include "gpt.h"
+#include "matmul.h"
+#include "parallel.h"
+
+namespace attn::gpt {
+
+namespace {
+std::size_t grain_for(std::size_t per_item) { return std::max<std::size_t>(1, 16384 / std::max<std::size_t>(1, per_item)); }
+
+// out (cols, rows) = inᵀ for in (rows, cols)
+void transpose_into(double* out, const double* in, std::size_t rows, std::size_t cols) {
+  parallel_for(cols, grain_for(rows), [&](std::size_t c0, std::size_t c1) {
+    for (std::size_t c = c0; c < c1; ++c)
+      for (std::size_t r = 0; r < rows; ++r) out[c * rows + r] = in[r * cols + c];
+  });
+}
+
+// db[c] += Σ_n x[n][c], n in order; threads split the columns.
+void add_column_sums(double* db, const double* x, std::size_t N, std::size_t C) {
+  parallel_for(C, grain_for(N), [&](std::size_t c0, std::size_t c1) {
+    for (std::size_t c = c0; c < c1; ++c) {
+      double s = 0.0;
+      for (std::size_t n = 0; n < N; ++n) s += x[n * C + c];
+      db[c] += s;
+    }
+  });
+}
+}  // namespace
+
+void encoder_backward(double* dwte, double* dwpe, const double* dout, const int* tokens, std::size_t B,
+                      std::size_t T, std::size_t C, std::size_t /*V*/) {
+  // Threads split the channels; each channel's rows are added in the order of the positions.
+  parallel_for(C, grain_for(B * T), [&](std::size_t c0, std::size_t c1) {
+    for (std::size_t n = 0; n < B * T; ++n) {
+      double* e = dwte + static_cast<std::size_t>(tokens[n]) * C;
+      double* p = dwpe + (n % T) * C;
+      for (std::size_t i = c0; i < c1; ++i) {
+        e[i] += dout[n * C + i];
+        p[i] += dout[n * C + i];
+      }
+    }
+  });
+}
+
+void layernorm_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp,
+                        const double* w, const double* mean, const double* rstd, std::size_t N, std::size_t C) {
+  parallel_for(N, grain_for(4 * C), [&](std::size_t n0, std::size_t n1) {
+    for (std::size_t n = n0; n < n1; ++n) {
+      const double* x = inp + n * C;
+      const double* d = dout + n * C;
+      double dnorm_mean = 0.0, dnorm_norm_mean = 0.0;
+      for (std::size_t i = 0; i < C; ++i) {
+        double norm = (x[i] - mean[n]) * rstd[n];
+        double dnorm = w[i] * d[i];
+        dnorm_mean += dnorm;
+        dnorm_norm_mean += dnorm * norm;
+      }
+      dnorm_mean /= static_cast<double>(C);
+      dnorm_norm_mean /= static_cast<double>(C);
+      for (std::size_t i = 0; i < C; ++i) {
+        double norm = (x[i] - mean[n]) * rstd[n];
+        double dnorm = w[i] * d[i];
+        dinp[n * C + i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[n];
+      }
+    }
+  });
+  parallel_for(C, grain_for(N), [&](std::size_t c0, std::size_t c1) {
+    for (std::size_t i = c0; i < c1; ++i) {
+      double sw = 0.0, sb = 0.0;
+      for (std::size_t n = 0; n < N; ++n) {
+        double norm = (inp[n * C + i] - mean[n]) * rstd[n];
+        sw += norm * dout[n * C + i];
+        sb += dout[n * C + i];
+      }
+      dw[i] += sw;
+      db[i] += sb;
+    }
+  });
+}
+
+void matmul_backward(double* dinp, double* dw, double* dbias, const double* dout, const double* inp,
+                     const double* w, std::size_t N, std::size_t IC, std::size_t OC) {
+  // dinp += dout (N, OC) @ wᵀ (OC, IC)
+  std::vector<double> wt(OC * IC), tmp(N * IC);
+  transpose_into(wt.data(), w, IC, OC);
+  gemm(dout, wt.data(), tmp.data(), N, IC, OC);
+  parallel_for(N * IC, 65536, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) dinp[i] += tmp[i];
+  });
+  // dw += inpᵀ (IC, N) @ dout (N, OC)
+  std::vector<double> it(IC * N), tw(IC * OC);
+  transpose_into(it.data(), inp, N, IC);
+  gemm(it.data(), dout, tw.data(), IC, OC, N);
+  for (std::size_t i = 0; i < IC * OC; ++i) dw[i] += tw[i];
+  if (dbias) add_column_sums(dbias, dout, N, OC);
+}
+
+void attention_backward(double* dqkv, const double* dout, const double* qkv, const double* att, std::size_t B,
+                        std::size_t T, std::size_t C, std::size_t H, const double* head_gate) {
+  const std::size_t hs = C / H, C3 = 3 * C;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  parallel_for(B * H, 1, [&](std::size_t j0, std::size_t j1) {
+    std::vector<double> datt(T), dy(hs);
+    for (std::size_t j = j0; j < j1; ++j) {
+      const std::size_t b = j / H, h = j % H;
+      const double gate = head_gate ? head_gate[h] : 1.0;
+      for (std::size_t t = 0; t < T; ++t) {
+        const double* row = att + ((b * H + h) * T + t) * T;
+        const double* d = dout + (b * T + t) * C + h * hs;
+        for (std::size_t i = 0; i < hs; ++i) dy[i] = head_gate ? d[i] * gate : d[i];
+        // out_t = Σ att[t2] v_t2: datt[t2] = dy · v_t2, dv_t2 += att[t2] dy
+        for (std::size_t t2 = 0; t2 <= t; ++t2) {
+          const double* v = qkv + (b * T + t2) * C3 + 2 * C + h * hs;
+          double* dv = dqkv + (b * T + t2) * C3 + 2 * C + h * hs;
+          double s = 0.0;
+          for (std::size_t i = 0; i < hs; ++i) {
+            s += dy[i] * v[i];
+            dv[i] += row[t2] * dy[i];
+          }
+          datt[t2] = s;
+        }
+        // softmax: dpre = att ⊙ (datt − Σ att·datt)
+        double dot = 0.0;
+        for (std::size_t t2 = 0; t2 <= t; ++t2) dot += row[t2] * datt[t2];
+        const double* q = qkv + (b * T + t) * C3 + h * hs;
+        double* dq = dqkv + (b * T + t) * C3 + h * hs;
+        for (std::size_t t2 = 0; t2 <= t; ++t2) {
+          double dpre = row[t2] * (datt[t2] - dot) * scale;
+          const double* k = qkv + (b * T + t2) * C3 + C + h * hs;
+          double* dk = dqkv + (b * T + t2) * C3 + C + h * hs;
+          for (std::size_t i = 0; i < hs; ++i) {
+            dq[i] += dpre * k[i];
+            dk[i] += dpre * q[i];
+          }
+        }
+      }
+    }
+  });
+}
+
+void crossentropy_softmax_backward(double* dlogits, const double* dlosses, const double* probs, const int* targets,
+                                   std::size_t N, std::size_t V) {
+  parallel_for(N, grain_for(V), [&](std::size_t n0, std::size_t n1) {
+    for (std::size_t n = n0; n < n1; ++n) {
+      if (targets[n] < 0) continue;
+      const std::size_t y = static_cast<std::size_t>(targets[n]);
+      for (std::size_t i = 0; i < V; ++i)
+        dlogits[n * V + i] += (probs[n * V + i] - (i == y ? 1.0 : 0.0)) * dlosses[n];
+    }
+  });
+}
+
+void gpt_backward(const Gpt& m, const int* tokens, const int* targets, const GptActs& a, std::vector<double>& grads) {
+  const GptConfig& c = m.config;
+  const GptLayout& g = m.layout;
+  const std::size_t B = a.B, T = a.T, N = B * T, C = c.d_model, L = c.n_layer, H = c.n_head, V = c.vocab, F = c.d_ff();
+  const double* p = m.params.data();
+  grads.assign(g.total, 0.0);
+  double* dp = grads.data();
+  if (a.counted == 0) return;
+
+  std::vector<double> dlosses(N, 0.0);
+  for (std::size_t n = 0; n < N; ++n)
+    if (targets[n] >= 0) dlosses[n] = 1.0 / static_cast<double>(a.counted);
+  std::vector<double> dlogits(N * V, 0.0), dlnf(N * C, 0.0), dwte_t(C * V, 0.0), dresidual(N * C, 0.0);
+  crossentropy_softmax_backward(dlogits.data(), dlosses.data(), a.probs.data(), targets, N, V);
+  matmul_backward(dlnf.data(), dwte_t.data(), nullptr, dlogits.data(), a.lnf.data(), a.wte_t.data(), N, C, V);
+  for (std::size_t v = 0; v < V; ++v)
+    for (std::size_t i = 0; i < C; ++i) dp[g.wte + v * C + i] += dwte_t[i * V + v];
+  auto residual_out = [&](std::size_t l) -> const double* {  // the residual stream after layer l
+    return c.mlp ? a.residual3.data() + l * N * C : a.residual2.data() + l * N * C;
+  };
+  layernorm_backward(dresidual.data(), dp + g.lnfw, dp + g.lnfb, dlnf.data(), L ? residual_out(L - 1) : a.encoded.data(),
+                     p + g.lnfw, a.lnf_mean.data(), a.lnf_rstd.data(), N, C);
+
+  std::vector<double> dfch_gelu, dfch, dln2, datty(N * C), dqkv(N * 3 * C), dln1(N * C);
+  if (c.mlp) dfch_gelu.resize(N * F), dfch.resize(N * F), dln2.resize(N * C);
+  for (std::size_t l = L; l-- > 0;) {
+    const LayerOffsets& o = g.layers[l];
+    const double* residual_in = l == 0 ? a.encoded.data() : residual_out(l - 1);
+    // dresidual holds d(residual out of layer l)
+    if (c.mlp) {
+      std::fill(dfch_gelu.begin(), dfch_gelu.end(), 0.0);
+      std::fill(dfch.begin(), dfch.end(), 0.0);
+      std::fill(dln2.begin(), dln2.end(), 0.0);
+      // residual3 = residual2 + fcproj: both get dresidual; residual2's share stays in dresidual
+      matmul_backward(dfch_gelu.data(), dp + o.fcprojw, dp + o.fcprojb, dresidual.data(), a.fch_gelu.data() + l * N * F,
+                      p + o.fcprojw, N, F, C);
+      gelu_backward(dfch.data(), a.fch.data() + l * N * F, dfch_gelu.data(), N * F);
+      matmul_backward(dln2.data(), dp + o.fcw, dp + o.fcb, dfch.data(), a.ln2.data() + l * N * C, p + o.fcw, N, C, F);
+      layernorm_backward(dresidual.data(), dp + o.ln2w, dp + o.ln2b, dln2.data(), a.residual2.data() + l * N * C,
+                         p + o.ln2w, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, N, C);
+    }
+    // dresidual holds d residual2 = d(residual_in + attproj)
+    std::fill(datty.begin(), datty.end(), 0.0);
+    std::fill(dqkv.begin(), dqkv.end(), 0.0);
+    std::fill(dln1.begin(), dln1.end(), 0.0);
+    matmul_backward(datty.data(), dp + o.projw, dp + o.projb, dresidual.data(), a.atty.data() + l * N * C, p + o.projw,
+                    N, C, C);
+    attention_backward(dqkv.data(), datty.data(), a.qkv.data() + l * N * 3 * C, a.att.data() + l * B * H * T * T, B, T,
+                       C, H);
+    matmul_backward(dln1.data(), dp + o.qkvw, dp + o.qkvb, dqkv.data(), a.ln1.data() + l * N * C, p + o.qkvw, N, C,
+                    3 * C);
+    layernorm_backward(dresidual.data(), dp + o.ln1w, dp + o.ln1b, dln1.data(), residual_in, p + o.ln1w,
+                       a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, N, C);
+  }
+  encoder_backward(dp + g.wte, dp + g.wpe, dresidual.data(), tokens, B, T, C, V);
+}
+
+}  // namespace attn::gpt

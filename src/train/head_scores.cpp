@@ -1,0 +1,38 @@
+#include "head_scores.h"
+
+namespace attn::train {
+
+void add_head_scores(const Tensor& w, const int* tokens, ScoreSums& s) {
+  const std::size_t T = w.dim(0);
+  for (std::size_t t = 1; t < T; ++t) {
+    s.prev += w(t, t - 1);
+    s.first += w(t, 0);
+    s.self += w(t, t);
+    ++s.n_rows;
+    for (std::size_t j = t - 1; j-- > 0;) {  // j from t − 2 down to 0
+      if (tokens[j] == tokens[t]) {
+        s.induction += w(t, j + 1);
+        ++s.n_induction;
+        break;
+      }
+    }
+  }
+}
+
+HeadScores head_scores(const gpt::Gpt& m, const gpt::GptActs& a, const std::vector<int>& tokens) {
+  const std::size_t L = m.config.n_layer, H = m.config.n_head;
+  HeadScores r{Tensor({L, H}), Tensor({L, H}), Tensor({L, H}), Tensor({L, H})};
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      ScoreSums s;
+      for (std::size_t b = 0; b < a.B; ++b) add_head_scores(gpt::attention_of(m, a, l, h, b), tokens.data() + b * a.T, s);
+      auto mean = [](double x, std::size_t n) { return n ? x / static_cast<double>(n) : 0.0; };
+      r.prev_token(l, h) = mean(s.prev, s.n_rows);
+      r.first_token(l, h) = mean(s.first, s.n_rows);
+      r.self(l, h) = mean(s.self, s.n_rows);
+      r.induction(l, h) = mean(s.induction, s.n_induction);
+    }
+  return r;
+}
+
+}  // namespace attn::train

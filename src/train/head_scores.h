@@ -1,0 +1,33 @@
+#pragma once
+// Per-head scores from attention weights (Olsson et al. 2022, "In-context Learning and Induction
+// Heads"), each a mean attention weight in [0, 1]:
+//   previous-token  weight from t to t − 1, over t ≥ 1
+//   first-token     weight from t to 0, over t ≥ 1
+//   self            weight from t to t, over t ≥ 1
+//   induction       weight from t to j + 1, where j < t − 1 is the latest earlier position holding
+//                   the same token as t (the token that followed it last time), over every t
+//                   that has such a j
+// A score with no position to average over is 0.
+#include <cstddef>
+#include <vector>
+
+#include "gpt.h"
+#include "tensor.h"
+
+namespace attn::train {
+
+struct HeadScores {
+  Tensor prev_token, first_token, self, induction;  // (L, H)
+};
+
+// One head on one sequence: weights (T, T), tokens (T). Sums and counts are added to.
+struct ScoreSums {
+  double prev = 0, first = 0, self = 0, induction = 0;
+  std::size_t n_rows = 0, n_induction = 0;
+};
+void add_head_scores(const Tensor& weights, const int* tokens, ScoreSums& s);
+
+// Every layer and head over every sequence of the last forward pass on `tokens` (B, T).
+HeadScores head_scores(const gpt::Gpt& m, const gpt::GptActs& a, const std::vector<int>& tokens);
+
+}  // namespace attn::train

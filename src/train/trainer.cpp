@@ -1,0 +1,126 @@
+#include "trainer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::train {
+
+double step_flops(const TrainConfig& c) {
+  const double B = static_cast<double>(c.batch), T = static_cast<double>(c.model.n_positions),
+               C = static_cast<double>(c.model.d_model), V = static_cast<double>(c.model.vocab),
+               L = static_cast<double>(c.model.n_layer);
+  const double N = B * T;
+  double per_layer = 2 * N * C * 3 * C + 2 * N * C * C + 2 * 2 * B * T * T * C;  // c_attn, c_proj, QKᵀ and AV
+  if (c.model.mlp) per_layer += 2 * 2 * N * C * 4 * C;
+  const double forward = L * per_layer + 2 * N * C * V;
+  return 3 * forward;  // backward ≈ twice the forward
+}
+
+double train_memory_numbers(const TrainConfig& c) {
+  const double B = static_cast<double>(std::max(c.batch, c.eval_batch)), T = static_cast<double>(c.model.n_positions),
+               C = static_cast<double>(c.model.d_model), V = static_cast<double>(c.model.vocab),
+               L = static_cast<double>(c.model.n_layer), H = static_cast<double>(c.model.n_head);
+  const double N = B * T;
+  double per_layer = N * C * 8 + N * 4 + B * H * T * T;
+  if (c.model.mlp) per_layer += N * C * 12;
+  return 4 * gpt::gpt_param_count(c.model) + L * per_layer + N * C * 8 + 3 * N * V;
+}
+
+namespace {
+double masked_mean(const std::vector<double>& losses, const std::vector<int>& targets) {
+  double s = 0.0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < losses.size(); ++i)
+    if (targets[i] >= 0) s += losses[i], ++n;
+  return n ? s / static_cast<double>(n) : 0.0;
+}
+
+Evaluation evaluate(const gpt::Gpt& m, const Batch& eval, std::size_t step, gpt::GptActs& acts) {
+  gpt::gpt_forward(m, eval.tokens.data(), eval.targets.data(), eval.B, eval.T, acts);
+  Evaluation e;
+  e.step = step;
+  e.loss = acts.loss;
+  std::vector<double> losses(eval.B * eval.T, 0.0);
+  gpt::crossentropy_forward(losses.data(), acts.probs.data(), eval.repeat_targets.data(), eval.B * eval.T, m.config.vocab);
+  e.repeat_loss = masked_mean(losses, eval.repeat_targets);
+  e.scores = head_scores(m, acts, eval.tokens);
+  return e;
+}
+}  // namespace
+
+TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress) {
+  TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, {}, {}, 0.0, {}};
+  Rng data_rng(c.seed ^ 0xD1B54A32D192ED03ULL), eval_rng(c.seed ^ 0x8CB92BA72F3D8DD7ULL);
+  const std::size_t T = c.model.n_positions, V = c.model.vocab;
+  const Batch eval = make_batch(c.task, c.eval_batch, T, V, eval_rng);
+  std::vector<std::uint8_t> decay(r.model.layout.total, 0);
+  for (const gpt::ParamTensor& t : r.model.layout.tensors)
+    if (t.shape.size() == 2)
+      for (std::size_t i = 0; i < t.size; ++i) decay[t.offset + i] = 1;
+  AdamW opt;
+  opt.beta1 = c.beta1, opt.beta2 = c.beta2, opt.weight_decay = c.weight_decay;
+  gpt::GptActs acts, eval_acts;
+  std::vector<double> grads;
+  r.evals.push_back(evaluate(r.model, eval, 0, eval_acts));
+  for (std::size_t step = 0; step < c.steps; ++step) {
+    Batch b = make_batch(c.task, c.batch, T, V, data_rng);
+    gpt::gpt_forward(r.model, b.tokens.data(), b.targets.data(), b.B, b.T, acts);
+    r.loss_curve.push_back(acts.loss);
+    gpt::gpt_backward(r.model, b.tokens.data(), b.targets.data(), acts, grads);
+    double lr = step < c.warmup ? c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup) : c.lr;
+    adamw_step(opt, r.model.params, grads, lr, &decay);
+    if (progress) progress(step + 1, c.steps, acts.loss);
+    if ((step + 1) % c.eval_every == 0 || step + 1 == c.steps) r.evals.push_back(evaluate(r.model, eval, step + 1, eval_acts));
+  }
+  // The final attention on the first evaluation sequence (eval_acts holds the last evaluation).
+  const std::size_t L = c.model.n_layer, H = c.model.n_head;
+  r.final_attention = Tensor({L, H, T, T});
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      Tensor w = gpt::attention_of(r.model, eval_acts, l, h, 0);
+      std::copy(w.data.begin(), w.data.end(), r.final_attention.data.begin() + static_cast<std::ptrdiff_t>((l * H + h) * T * T));
+    }
+  r.pattern_tokens.assign(eval.tokens.begin(), eval.tokens.begin() + static_cast<std::ptrdiff_t>(T));
+  // Zero the induction heads and measure the loss on the repeat again.
+  const HeadScores& s = r.evals.back().scores;
+  const std::size_t from = c.model.n_layer > 1 ? 1 : 0;
+  std::pair<std::size_t, std::size_t> best{from, 0};
+  for (std::size_t l = from; l < c.model.n_layer; ++l)
+    for (std::size_t h = 0; h < c.model.n_head; ++h) {
+      if (s.induction(l, h) >= 0.5) r.ablated.push_back({l, h});
+      if (s.induction(l, h) > s.induction(best.first, best.second)) best = {l, h};
+    }
+  if (r.ablated.empty()) r.ablated.push_back(best);
+  std::vector<std::vector<double>> gates(c.model.n_layer);
+  for (auto [l, h] : r.ablated) {
+    if (gates[l].empty()) gates[l].assign(c.model.n_head, 1.0);
+    gates[l][h] = 0.0;
+  }
+  gpt::gpt_forward(r.model, eval.tokens.data(), eval.targets.data(), eval.B, eval.T, eval_acts, &gates);
+  std::vector<double> losses(eval.B * T, 0.0);
+  gpt::crossentropy_forward(losses.data(), eval_acts.probs.data(), eval.repeat_targets.data(), eval.B * T, V);
+  r.repeat_loss_ablated = masked_mean(losses, eval.repeat_targets);
+  return r;
+}
+
+std::size_t drop_step(const std::vector<double>& loss_curve, double level) {
+  std::size_t at = loss_curve.size();
+  for (std::size_t i = loss_curve.size(); i-- > 0;) {
+    if (loss_curve[i] >= level) break;
+    at = i;
+  }
+  return at;
+}
+
+
+Drop phase_change(const TrainResult& r, bool on_repeat, double ln_vocab) {
+  Drop d;
+  for (std::size_t i = r.evals.size(); i-- > 0;) {
+    double loss = on_repeat ? r.evals[i].repeat_loss : r.evals[i].loss;
+    if (loss >= 0.5 * ln_vocab) break;
+    d = {true, r.evals[i].step};
+  }
+  return d;
+}
+
+}  // namespace attn::train

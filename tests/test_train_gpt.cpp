@@ -1,0 +1,383 @@
+// GPT-2 training math: every backward pass against central finite differences, the whole model and
+// AdamW against PyTorch autograd (tests/golden/gen_train_gpt.py), thread independence, the tasks,
+// the head scores on hand-built attention patterns and the safetensors writer.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "adamw.h"
+#include "gpt.h"
+#include "head_scores.h"
+#include "parallel.h"
+#include "random.h"
+#include "safetensors.h"
+#include "tasks.h"
+#include "trainer.h"
+
+using namespace attn;
+using namespace attn::gpt;
+
+namespace {
+
+std::vector<double> rand_vec(Rng& rng, std::size_t n, double std = 1.0) {
+  std::vector<double> v(n);
+  rng.fill_normal(v.data(), n, std);
+  return v;
+}
+
+// For an objective f(x) = Σ out(x) · R, checks the analytic gradient g against central differences
+// of every entry of x. Returns the worst relative error.
+double fd_check(std::vector<double>& x, const std::vector<double>& g, const std::function<double()>& f) {
+  REQUIRE(x.size() == g.size());
+  const double h = 1e-5;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double keep = x[i];
+    x[i] = keep + h;
+    double up = f();
+    x[i] = keep - h;
+    double down = f();
+    x[i] = keep;
+    double fd = (up - down) / (2 * h);
+    worst = std::max(worst, std::fabs(fd - g[i]) / std::max(1.0, std::fabs(fd)));
+  }
+  return worst;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("gpt layernorm backward matches finite differences") {
+  Rng rng(1);
+  const std::size_t N = 3, C = 5;
+  auto inp = rand_vec(rng, N * C), w = rand_vec(rng, C), b = rand_vec(rng, C), R = rand_vec(rng, N * C);
+  std::vector<double> out(N * C), mean(N), rstd(N);
+  auto f = [&] {
+    layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), N, C);
+    return dot(out, R);
+  };
+  f();
+  std::vector<double> dinp(N * C, 0.0), dw(C, 0.0), db(C, 0.0);
+  layernorm_backward(dinp.data(), dw.data(), db.data(), R.data(), inp.data(), w.data(), mean.data(), rstd.data(), N, C);
+  CHECK(fd_check(inp, dinp, f) < 1e-8);
+  CHECK(fd_check(w, dw, f) < 1e-8);
+  CHECK(fd_check(b, db, f) < 1e-8);
+}
+
+TEST_CASE("gpt matmul backward matches finite differences") {
+  Rng rng(2);
+  const std::size_t N = 4, IC = 3, OC = 5;
+  auto inp = rand_vec(rng, N * IC), w = rand_vec(rng, IC * OC), bias = rand_vec(rng, OC), R = rand_vec(rng, N * OC);
+  std::vector<double> out(N * OC);
+  auto f = [&] {
+    matmul_forward(out.data(), inp.data(), w.data(), bias.data(), N, IC, OC);
+    return dot(out, R);
+  };
+  std::vector<double> dinp(N * IC, 0.0), dw(IC * OC, 0.0), db(OC, 0.0);
+  matmul_backward(dinp.data(), dw.data(), db.data(), R.data(), inp.data(), w.data(), N, IC, OC);
+  CHECK(fd_check(inp, dinp, f) < 1e-8);
+  CHECK(fd_check(w, dw, f) < 1e-8);
+  CHECK(fd_check(bias, db, f) < 1e-8);
+}
+
+TEST_CASE("gpt causal attention backward matches finite differences, with and without a head gate") {
+  Rng rng(3);
+  const std::size_t B = 2, T = 4, C = 6, H = 3;
+  auto qkv = rand_vec(rng, B * T * 3 * C), R = rand_vec(rng, B * T * C);
+  for (bool gated : {false, true}) {
+    std::vector<double> gate = {1.0, 0.0, 0.5};
+    const double* g = gated ? gate.data() : nullptr;
+    std::vector<double> out(B * T * C), att(B * H * T * T);
+    auto f = [&] {
+      attention_forward(out.data(), att.data(), qkv.data(), B, T, C, H, g);
+      return dot(out, R);
+    };
+    f();
+    // causal: weights above the diagonal are exactly 0, rows sum to 1
+    CHECK(att[1] == 0.0);
+    double row = 0.0;
+    for (std::size_t t2 = 0; t2 < T; ++t2) row += att[(T - 1) * T + t2];
+    CHECK(row == Approx(1.0).epsilon(1e-14));
+    std::vector<double> dqkv(qkv.size(), 0.0);
+    attention_backward(dqkv.data(), R.data(), qkv.data(), att.data(), B, T, C, H, g);
+    CHECK(fd_check(qkv, dqkv, f) < 1e-8);
+  }
+}
+
+TEST_CASE("gpt gelu, residual, encoder and cross-entropy backwards match finite differences") {
+  Rng rng(4);
+  const std::size_t n = 9;
+  auto x = rand_vec(rng, n, 2.0), R = rand_vec(rng, n);
+  std::vector<double> out(n);
+  auto fg = [&] {
+    gelu_forward(out.data(), x.data(), n);
+    return dot(out, R);
+  };
+  std::vector<double> dx(n, 0.0);
+  gelu_backward(dx.data(), x.data(), R.data(), n);
+  CHECK(fd_check(x, dx, fg) < 1e-8);
+  CHECK(out.size() == n);
+  // GELU tanh at 1: 0.5 (1 + tanh(√(2/π) · 1.044715))
+  double one = 1.0, g1 = 0.0;
+  gelu_forward(&g1, &one, 1);
+  CHECK(g1 == Approx(0.5 * (1 + std::tanh(std::sqrt(2 / M_PI) * 1.044715))).epsilon(1e-15));
+
+  auto a = rand_vec(rng, n), b = rand_vec(rng, n);
+  auto fr = [&] {
+    residual_forward(out.data(), a.data(), b.data(), n);
+    return dot(out, R);
+  };
+  std::vector<double> da(n, 0.0), db(n, 0.0);
+  residual_backward(da.data(), db.data(), R.data(), n);
+  CHECK(fd_check(a, da, fr) < 1e-8);
+  CHECK(fd_check(b, db, fr) < 1e-8);
+
+  const std::size_t B = 2, T = 3, C = 4, V = 5;
+  std::vector<int> tokens = {1, 4, 1, 0, 2, 1};
+  auto wte = rand_vec(rng, V * C), wpe = rand_vec(rng, T * C), Re = rand_vec(rng, B * T * C);
+  std::vector<double> enc(B * T * C);
+  auto fe = [&] {
+    encoder_forward(enc.data(), tokens.data(), wte.data(), wpe.data(), B, T, C);
+    return dot(enc, Re);
+  };
+  std::vector<double> dwte(V * C, 0.0), dwpe(T * C, 0.0);
+  encoder_backward(dwte.data(), dwpe.data(), Re.data(), tokens.data(), B, T, C, V);
+  CHECK(fd_check(wte, dwte, fe) < 1e-8);
+  CHECK(fd_check(wpe, dwpe, fe) < 1e-8);
+
+  const std::size_t N = 3;
+  auto logits = rand_vec(rng, N * V), dl = rand_vec(rng, N);
+  std::vector<int> targets = {2, -1, 4};
+  std::vector<double> probs(N * V), losses(N);
+  auto fc = [&] {
+    softmax_forward(probs.data(), logits.data(), N, V);
+    crossentropy_forward(losses.data(), probs.data(), targets.data(), N, V);
+    return dot(losses, dl);
+  };
+  fc();
+  CHECK(losses[1] == 0.0);
+  std::vector<double> dlogits(N * V, 0.0);
+  crossentropy_softmax_backward(dlogits.data(), dl.data(), probs.data(), targets.data(), N, V);
+  CHECK(fd_check(logits, dlogits, fc) < 1e-8);
+}
+
+TEST_CASE("gpt whole-model gradient matches finite differences, with and without the MLP") {
+  for (bool mlp : {true, false}) {
+    GptConfig c{7, 5, 6, 2, 2, mlp};
+    Gpt m = make_gpt(c, 3);
+    Rng rng(5);  // larger weights than GPT-2's 0.02 so that every path carries gradient
+    m.params = rand_vec(rng, m.layout.total, 0.5);
+    const std::size_t B = 2, T = 4;
+    std::vector<int> tokens = {1, 6, 2, 2, 0, 3, 5, 1}, targets = {6, 2, 2, -1, 3, 5, 1, 4};
+    GptActs a;
+    std::vector<double> grads;
+    gpt_forward(m, tokens.data(), targets.data(), B, T, a);
+    CHECK(a.counted == 7);
+    gpt_backward(m, tokens.data(), targets.data(), a, grads);
+    auto f = [&] {
+      GptActs b;
+      gpt_forward(m, tokens.data(), targets.data(), B, T, b);
+      return b.loss;
+    };
+    INFO("mlp " << mlp);
+    CHECK(fd_check(m.params, grads, f) < 1e-7);
+  }
+}
+
+TEST_CASE("gpt layout follows Hugging Face GPT-2 names and shapes") {
+  GptConfig c{50, 16, 8, 2, 2, true};
+  GptLayout g = gpt_layout(c);
+  REQUIRE(g.tensors.size() == 2 + 2 * 12 + 2);
+  CHECK(g.tensors[0].name == "wte.weight");
+  CHECK(g.tensors[0].shape == Shape{50, 8});
+  CHECK(g.tensors[4].name == "h.0.attn.c_attn.weight");
+  CHECK(g.tensors[4].shape == Shape{8, 24});
+  CHECK(g.tensors[12].name == "h.0.mlp.c_proj.weight");
+  CHECK(g.tensors[12].shape == Shape{32, 8});
+  CHECK(g.tensors.back().name == "ln_f.bias");
+  CHECK(static_cast<double>(g.total) == gpt_param_count(c));
+  GptConfig a = c;
+  a.mlp = false;
+  CHECK(gpt_layout(a).tensors.size() == 2 + 2 * 6 + 2);
+  CHECK(static_cast<double>(gpt_layout(a).total) == gpt_param_count(a));
+  // the attention-only model: 37,760 parameters
+  CHECK(gpt_param_count(GptConfig{32, 32, 64, 2, 4, false}) == 37760.0);
+}
+
+namespace {
+void check_case(const nlohmann::json& k) {
+  const auto& cfg = k["config"];
+  GptConfig c{cfg["vocab"], cfg["n_positions"], cfg["d_model"], cfg["n_layer"], cfg["n_head"], cfg["mlp"]};
+  Gpt m = make_gpt(c, cfg["seed"].get<std::uint64_t>());
+  std::vector<int> tokens = k["tokens"].get<std::vector<int>>(), targets = k["targets"].get<std::vector<int>>();
+  const std::size_t B = cfg["batch"], T = c.n_positions;
+  GptActs a;
+  std::vector<double> grads;
+  gpt_forward(m, tokens.data(), targets.data(), B, T, a);
+  CHECK(std::fabs(a.loss - k["loss"].get<double>()) < 1e-12);
+  gpt_backward(m, tokens.data(), targets.data(), a, grads);
+  double worst = 0.0;
+  for (const ParamTensor& t : m.layout.tensors) {
+    const auto& g = k["grads"][t.name];
+    REQUIRE(g.size() == t.size);
+    for (std::size_t i = 0; i < t.size; ++i) worst = std::max(worst, std::fabs(grads[t.offset + i] - g[i].get<double>()));
+  }
+  INFO("largest gradient difference " << worst);
+  CHECK(worst < 1e-10);
+  std::vector<std::uint8_t> decay(m.layout.total, 0);
+  for (const ParamTensor& t : m.layout.tensors)
+    if (t.shape.size() == 2) std::fill(decay.begin() + t.offset, decay.begin() + t.offset + t.size, 1);
+  AdamW opt;
+  opt.beta1 = cfg["betas"][0], opt.beta2 = cfg["betas"][1], opt.eps = cfg["eps"], opt.weight_decay = cfg["weight_decay"];
+  const std::size_t steps = cfg["adamw_steps"];
+  for (std::size_t s = 0; s < steps; ++s) {
+    gpt_forward(m, tokens.data(), targets.data(), B, T, a);
+    CHECK(std::fabs(a.loss - k["step_losses"][s].get<double>()) < 1e-10);
+    gpt_backward(m, tokens.data(), targets.data(), a, grads);
+    adamw_step(opt, m.params, grads, cfg["lr"].get<double>(), &decay);
+  }
+  double worst_w = 0.0;
+  for (const ParamTensor& t : m.layout.tensors) {
+    const auto& w = k["after"][t.name];
+    REQUIRE(w.size() == t.size);
+    for (std::size_t i = 0; i < t.size; ++i) worst_w = std::max(worst_w, std::fabs(m.params[t.offset + i] - w[i].get<double>()));
+  }
+  INFO("largest weight difference after AdamW " << worst_w);
+  CHECK(worst_w < 1e-10);
+}
+}  // namespace
+
+TEST_CASE("gpt loss, every gradient and AdamW steps agree with PyTorch autograd") {
+  std::ifstream in(std::string(ATTNLAB_TEST_DIR) + "/golden/train_gpt.json");
+  REQUIRE(in.good());
+  nlohmann::json doc = nlohmann::json::parse(in);
+  REQUIRE(doc["cases"].size() == 2);
+  for (const auto& [name, k] : doc["cases"].items()) {
+    INFO("case " << name);
+    check_case(k);
+  }
+}
+
+TEST_CASE("adamw decays only the flagged parameters and matches a hand computation") {
+  AdamW opt;
+  opt.weight_decay = 0.5;
+  std::vector<double> p = {1.0, 1.0}, g = {0.2, 0.2};
+  std::vector<std::uint8_t> decay = {1, 0};
+  adamw_step(opt, p, g, 0.1, &decay);
+  // step 1: m̂ = g, v̂ = g², update = lr · g / (|g| + eps)
+  double upd = 0.1 * (0.2 * (1 - 0.9) / (1 - 0.9)) / (std::sqrt(0.2 * 0.2 * (1 - 0.999)) / std::sqrt(1 - 0.999) + 1e-8);
+  CHECK(p[0] == Approx(1.0 * (1 - 0.1 * 0.5) - upd).epsilon(1e-14));
+  CHECK(p[1] == Approx(1.0 - upd).epsilon(1e-14));
+  CHECK(opt.t == 1);
+  std::vector<double> bad = {1.0};
+  CHECK_THROWS_AS(adamw_step(opt, p, bad, 0.1), std::invalid_argument);
+}
+
+TEST_CASE("training gives the same bits for one thread and for three") {
+  train::TrainConfig c;
+  c.model = {12, 16, 8, 2, 2, true};
+  c.batch = 4, c.steps = 6, c.warmup = 2, c.eval_every = 3, c.eval_batch = 4;
+  set_threads(1);
+  train::TrainResult one = train::train(c);
+  set_threads(3);
+  train::TrainResult three = train::train(c);
+  set_threads(0);
+  REQUIRE(one.loss_curve.size() == 6);
+  CHECK(one.loss_curve == three.loss_curve);
+  CHECK(one.model.params == three.model.params);
+  CHECK(one.evals.size() == 3);
+  CHECK(one.evals.back().scores.induction.data == three.evals.back().scores.induction.data);
+  CHECK(one.loss_curve.front() == Approx(std::log(12.0)).epsilon(0.05));  // a fresh model guesses uniformly
+}
+
+TEST_CASE("the induction task repeats h distinct tokens at a random offset") {
+  Rng rng(9);
+  train::Batch b = train::make_batch(train::Task::Induction, 50, 32, 32, rng);
+  std::set<std::size_t> starts;
+  for (std::size_t s = 0; s < b.B; ++s) {
+    const int* x = b.tokens.data() + s * 32;
+    const int* r = b.repeat_targets.data() + s * 32;
+    std::size_t first = 32, n = 0;
+    for (std::size_t t = 0; t < 32; ++t)
+      if (r[t] >= 0) first = std::min(first, t), ++n;
+    REQUIRE(n >= 7);
+    REQUIRE(n <= 14);
+    const std::size_t h = n + 1, p = first - h;  // the second copy starts at p + h
+    starts.insert(p);
+    std::set<int> copy(x + p, x + p + h);
+    CHECK(copy.size() == h);  // distinct
+    for (std::size_t i = 0; i < h; ++i) CHECK(x[p + h + i] == x[p + i]);
+    for (std::size_t t = 0; t < p; ++t) CHECK(copy.count(x[t]) == 0);  // none in the prefix
+    for (std::size_t t = 0; t + 1 < 32; ++t) CHECK(b.targets[s * 32 + t] == x[t + 1]);
+    CHECK(b.targets[s * 32 + 31] == -1);
+  }
+  CHECK(starts.size() > 5);
+  Rng r2(9);
+  train::Batch half = train::make_batch(train::Task::RepeatHalf, 3, 16, 10, r2);
+  for (std::size_t t = 8; t < 16; ++t) CHECK(half.tokens[t] == half.tokens[t - 8]);
+  train::Batch pmf = train::make_batch(train::Task::PrevMinusFirst, 2, 8, 10, r2);
+  CHECK(pmf.targets[0] == -1);
+  CHECK(pmf.targets[5] == (pmf.tokens[4] - pmf.tokens[0] + 10) % 10);
+}
+
+TEST_CASE("head scores on hand-built attention patterns") {
+  const std::size_t T = 6;
+  std::vector<int> tokens = {3, 1, 4, 3, 1, 4};  // a repeat: position 3 saw token 3 at 0, followed by 1 at 1
+  Tensor prev({T, T}), ind({T, T});
+  prev(0, 0) = ind(0, 0) = 1.0;
+  for (std::size_t t = 1; t < T; ++t) prev(t, t - 1) = 1.0;
+  // induction: t attends to the position after the previous occurrence of its token, else to itself
+  for (std::size_t t = 1; t < T; ++t) ind(t, t >= 3 ? t - 2 : t) = 1.0;
+  train::ScoreSums s;
+  train::add_head_scores(prev, tokens.data(), s);
+  CHECK(s.n_rows == 5);
+  CHECK(s.prev / s.n_rows == 1.0);
+  CHECK(s.n_induction == 3);
+  CHECK(s.induction == 0.0);
+  train::ScoreSums i;
+  train::add_head_scores(ind, tokens.data(), i);
+  CHECK(i.induction / i.n_induction == 1.0);
+  CHECK(i.prev == 0.0);
+  CHECK(i.self == 2.0);  // rows 1 and 2
+  Tensor first({T, T});
+  for (std::size_t t = 0; t < T; ++t) first(t, 0) = 1.0;
+  train::ScoreSums f;
+  train::add_head_scores(first, tokens.data(), f);
+  CHECK(f.first / f.n_rows == 1.0);
+  CHECK(f.prev == 1.0);  // row 1: the previous token is the first
+}
+
+TEST_CASE("safetensors bytes: little-endian header length, padded JSON header, raw data") {
+  std::vector<double> a = {1.5, -2.0, 0.1, 3.0, 4.0, 5.0}, b = {7.25};
+  std::string f32 = train::safetensors_bytes({{"x.weight", {2, 3}, a.data()}, {"y", {1}, b.data()}}, train::SafeDtype::F32,
+                                             {{"format", "pt"}});
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(f32[i]);
+  REQUIRE(n % 8 == 0);
+  nlohmann::json h = nlohmann::json::parse(f32.substr(8, n));
+  CHECK(h["__metadata__"]["format"] == "pt");
+  CHECK(h["x.weight"]["dtype"] == "F32");
+  CHECK(h["x.weight"]["shape"] == nlohmann::json::array({2, 3}));
+  CHECK(h["y"]["data_offsets"] == nlohmann::json::array({24, 28}));
+  REQUIRE(f32.size() == 8 + n + 28);
+  float v = 0;
+  std::memcpy(&v, f32.data() + 8 + n + 8, 4);  // the little-endian host reads it back
+  CHECK(v == 0.1f);
+  std::string f64 = train::safetensors_bytes({{"y", {1}, b.data()}}, train::SafeDtype::F64);
+  double d = 0;
+  std::memcpy(&d, f64.data() + f64.size() - 8, 8);
+  CHECK(d == 7.25);
+}

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "errors.h"
+#include "printable.h"
 
 namespace attn {
 
@@ -38,10 +39,11 @@ std::vector<std::string> resolve_tokens(const std::optional<std::string>& given,
     std::vector<std::string> tokens;
     std::istringstream in(*given);
     for (std::string t; in >> t;) tokens.push_back(t);
-    for (const std::string& t : tokens)
-      for (unsigned char ch : t)
-        if (ch < 0x20 || ch == 0x7F)  // an escape sequence would reach the terminal as is
-          throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
+    for (const std::string& t : tokens) {
+      if (!is_valid_utf8(t)) throw UsageError("input.err.tokens_utf8", {{"flag", "--tokens"}, {"token", t}});
+      if (!is_clean_text(t))  // C0 or C1 controls: an escape sequence would reach the terminal as is
+        throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
+    }
     if (tokens.empty()) throw UsageError("cli.err.tokens_empty", {{"flag", "--tokens"}});
     if (seq_len && *seq_len != static_cast<std::int64_t>(tokens.size()))
       throw UsageError("cli.err.tokens_seq_len", {{"seq_len", *seq_len}, {"n", tokens.size()}});
@@ -107,6 +109,22 @@ void require_total(std::size_t count, const Shape& shape, const std::string& wha
                                                 {"numbers", numbers}, {"max", kMaxLessonElements}, {"flags", flag_list(flags)}});
 }
 
+void require_work(double madds, double numbers, const std::string& flags) {
+  double work = madds + kWorkPerNumber * numbers;
+  if (work <= kMaxWork && numbers <= kMaxWorkNumbers) return;
+  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  throw UsageError("input.err.work_too_large", {{"madds", work}, {"gib", numbers * 8.0 / gib}, {"max_madds", kMaxWork},
+                                                {"max_gib", kMaxWorkNumbers * 8.0 / gib}, {"flags", flag_list(flags)}});
+}
+
+void require_head_work(const HeadDims& d) {
+  double T = static_cast<double>(d.T), D = static_cast<double>(d.D), H = static_cast<double>(d.H);
+  // Q, K, V, O projections and the scores and weighted sums; X, Q, K, V, heads, out, the
+  // weights, scores and the (H, T, T) attention tensors kept for the trace.
+  require_work(4.0 * T * D * D + 2.0 * T * T * D, 8.0 * T * D + 4.0 * D * D + 4.0 * H * T * T,
+               "--seq-len/--tokens, --d-model, --heads");
+}
+
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag) {
   if (a % b != 0)
     throw UsageError("cli.err.not_divisible",
@@ -121,7 +139,9 @@ HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std
   require_fits({D, D}, "W_Q", "--d-model");
   require_fits({T, D}, "X", "--seq-len/--tokens, --d-model");
   require_fits({H, T, T}, "scores", "--seq-len/--tokens, --heads");
-  return {T, D, H, D / H};
+  HeadDims d{T, D, H, D / H};
+  require_head_work(d);
+  return d;
 }
 
 std::vector<std::string> chapter_tokens(Lang lang, std::size_t n) {

@@ -109,12 +109,19 @@ void require_total(std::size_t count, const Shape& shape, const std::string& wha
                                                 {"numbers", numbers}, {"max", kMaxLessonElements}, {"flags", flag_list(flags)}});
 }
 
+static double g_max_work = kMaxLessonWork, g_max_numbers = kMaxWorkNumbers;
+
+void set_work_caps_for_fuzzing(double max_work, double max_numbers) {
+  g_max_work = max_work;
+  g_max_numbers = max_numbers;
+}
+
 void require_work(double madds, double numbers, const std::string& flags) {
   double work = madds + kWorkPerNumber * numbers;
-  if (work <= kMaxWork && numbers <= kMaxWorkNumbers) return;
+  if (work <= g_max_work && numbers <= g_max_numbers) return;
   constexpr double gib = 1024.0 * 1024.0 * 1024.0;
-  throw UsageError("input.err.work_too_large", {{"madds", work}, {"gib", numbers * 8.0 / gib}, {"max_madds", kMaxWork},
-                                                {"max_gib", kMaxWorkNumbers * 8.0 / gib}, {"flags", flag_list(flags)}});
+  throw UsageError("input.err.work_too_large", {{"madds", work}, {"gib", numbers * 8.0 / gib}, {"max_madds", g_max_work},
+                                                {"max_gib", g_max_numbers * 8.0 / gib}, {"flags", flag_list(flags)}});
 }
 
 void require_head_work(const HeadDims& d) {

@@ -58,10 +58,12 @@ void require_total(std::size_t count, const Shape& shape, const std::string& wha
 // and `numbers` doubles held (each recorded number also costs time to store and show, counted
 // as kWorkPerNumber multiply-adds). Past the caps, a UsageError naming `flags`, the lesson's
 // own flags that size the run (input.err.work_too_large).
-constexpr double kMaxWork = 2e11;         // about ten seconds on one core with the packed matmul
+constexpr double kMaxLessonWork = 2e11;         // about ten seconds on one core with the packed matmul
 constexpr double kWorkPerNumber = 2000;   // measured: recording and rendering one number
 constexpr double kMaxWorkNumbers = 2.7e8; // 2 GiB of doubles
 void require_work(double madds, double numbers, const std::string& flags);
+// The fuzzers lower the caps (fuzz/), so every input they try runs in milliseconds.
+void set_work_caps_for_fuzzing(double max_work, double max_numbers);
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag);
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "errors.h"
+#include "printable.h"
 
 namespace attn {
 
@@ -39,10 +40,11 @@ std::vector<std::string> resolve_tokens(const std::optional<std::string>& given,
     std::vector<std::string> tokens;
     std::istringstream in(*given);
     for (std::string t; in >> t;) tokens.push_back(t);
-    for (const std::string& t : tokens)
-      for (unsigned char ch : t)
-        if (ch < 0x20 || ch == 0x7F)  // an escape sequence would reach the terminal as is
-          throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
+    for (const std::string& t : tokens) {
+      if (!is_valid_utf8(t)) throw UsageError("input.err.tokens_utf8", {{"flag", "--tokens"}, {"token", t}});
+      if (!is_clean_text(t))  // C0 or C1 controls: an escape sequence would reach the terminal as is
+        throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
+    }
     if (tokens.empty()) throw UsageError("cli.err.tokens_empty", {{"flag", "--tokens"}});
     if (seq_len && *seq_len != static_cast<std::int64_t>(tokens.size()))
       throw UsageError("cli.err.tokens_seq_len", {{"seq_len", *seq_len}, {"n", tokens.size()}});
@@ -108,6 +110,29 @@ void require_total(std::size_t count, const Shape& shape, const std::string& wha
                                                 {"numbers", numbers}, {"max", kMaxLessonElements}, {"flags", flag_list(flags)}});
 }
 
+static double g_max_work = kMaxLessonWork, g_max_numbers = kMaxWorkNumbers;
+
+void set_work_caps_for_fuzzing(double max_work, double max_numbers) {
+  g_max_work = max_work;
+  g_max_numbers = max_numbers;
+}
+
+void require_work(double madds, double numbers, const std::string& flags) {
+  double work = madds + kWorkPerNumber * numbers;
+  if (work <= g_max_work && numbers <= g_max_numbers) return;
+  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  throw UsageError("input.err.work_too_large", {{"madds", work}, {"gib", numbers * 8.0 / gib}, {"max_madds", g_max_work},
+                                                {"max_gib", g_max_numbers * 8.0 / gib}, {"flags", flag_list(flags)}});
+}
+
+void require_head_work(const HeadDims& d) {
+  double T = static_cast<double>(d.T), D = static_cast<double>(d.D), H = static_cast<double>(d.H);
+  // Q, K, V, O projections and the scores and weighted sums; X, Q, K, V, heads, out, the
+  // weights, scores and the (H, T, T) attention tensors kept for the trace.
+  require_work(4.0 * T * D * D + 2.0 * T * T * D, 8.0 * T * D + 4.0 * D * D + 4.0 * H * T * T,
+               "--seq-len/--tokens, --d-model, --heads");
+}
+
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag) {
   if (a % b != 0)
     throw UsageError("cli.err.not_divisible",
@@ -122,7 +147,9 @@ HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std
   require_fits({D, D}, "W_Q", d_model ? "--d-model" : "--heads");
   require_fits({T, D}, "X", "--seq-len/--tokens, --d-model");
   require_fits({H, T, T}, "scores", "--seq-len/--tokens, --heads");
-  return {T, D, H, D / H, !d_model && D != 8};
+  HeadDims d{T, D, H, D / H, !d_model && D != 8};
+  require_head_work(d);
+  return d;
 }
 
 std::size_t d_model_or_derived(const std::optional<std::int64_t>& d_model, std::size_t heads) {

@@ -54,6 +54,16 @@ std::vector<double> parse_numbers(const std::string& text, const char* flag);
 void require_fits(const Shape& shape, const std::string& what, const std::string& flags);
 // Refuse a run whose `count` tensors of `shape` together pass kMaxLessonElements (4 GiB).
 void require_total(std::size_t count, const Shape& shape, const std::string& what, const std::string& flags);
+// The one work and memory check of a run, made up front from its sizes: `madds` multiply-adds
+// and `numbers` doubles held (each recorded number also costs time to store and show, counted
+// as kWorkPerNumber multiply-adds). Past the caps, a UsageError naming `flags`, the lesson's
+// own flags that size the run (input.err.work_too_large).
+constexpr double kMaxLessonWork = 2e11;         // about ten seconds on one core with the packed matmul
+constexpr double kWorkPerNumber = 2000;   // measured: recording and rendering one number
+constexpr double kMaxWorkNumbers = 2.7e8; // 2 GiB of doubles
+void require_work(double madds, double numbers, const std::string& flags);
+// The fuzzers lower the caps (fuzz/), so every input they try runs in milliseconds.
+void set_work_caps_for_fuzzing(double max_work, double max_numbers);
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag);
 
@@ -73,6 +83,8 @@ void note_d_model_derived(R& r, bool derived, std::size_t D, std::size_t H) {
   if (derived) r.note("note_d_model_derived", {{"d_model", D}, {"heads", H}, {"d_k", D / H}});
 }
 HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads, std::size_t T);
+// The work of one multi-head attention forward at these sizes (require_work's check).
+void require_head_work(const HeadDims& d);
 template <class O>  // any options with d_model and heads
 HeadDims resolve_head_dims(const O& c, std::size_t T) {
   return resolve_head_dims(c.d_model, c.heads, T);

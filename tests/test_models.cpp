@@ -114,7 +114,7 @@ TEST_CASE("family conventions read from config.json", "[models]") {
 TEST_CASE("bad config.json files: one clear error naming file and key", "[models]") {
   auto err = [](const std::string& name) { return usage_error([&] { load_config_file(fixture(name)); }); };
   auto where = [](const std::string& name) { return "where=" + fixture(name); };
-  CHECK_THAT(err("bad-not-json.json"), Catch::StartsWith("calc.err.not_json " + where("bad-not-json.json")));
+  CHECK_THAT(err("bad-not-json.json"), Catch::StartsWith("input.err.json_syntax " + where("bad-not-json.json")));
   CHECK_THAT(err("bad-missing-key.json"), Catch::StartsWith("calc.err.key_missing") && Catch::Contains("key=hidden_size"));
   CHECK_THAT(err("bad-model-type.json"), Catch::StartsWith("calc.err.model_type_unknown") &&
                                              Catch::Contains("type=mamba") && Catch::Contains("deepseek_v3"));
@@ -123,7 +123,8 @@ TEST_CASE("bad config.json files: one clear error naming file and key", "[models
   CHECK_THAT(err("bad-negative.json"), Catch::StartsWith("calc.err.key_not_uint") && Catch::Contains("key=intermediate_size"));
   CHECK_THAT(err("bad-zero.json"), Catch::StartsWith("calc.err.positive") && Catch::Contains("key=num_hidden_layers"));
   CHECK_THAT(err("bad-overflow.json"), Catch::StartsWith("calc.err.overflow_mul " + where("bad-overflow.json")));
-  CHECK(err("does-not-exist.json") == "calc.err.config_read path=" + fixture("does-not-exist.json"));
+  CHECK_THAT(err("does-not-exist.json"), Catch::StartsWith("input.err.file_open flag=--config path=" + fixture("does-not-exist.json")) &&
+                                             Catch::Contains("reason=ENOENT"));
   CHECK_THAT(usage_error([] { load_preset("gpt5"); }),
              Catch::StartsWith("calc.err.preset_unknown name=gpt5") && Catch::Contains("llama-3-8b"));
   // The English words of two of them, once: file and key named.

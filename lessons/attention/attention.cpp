@@ -38,6 +38,9 @@ Dims resolve_dims(const AttentionOptions& c, std::size_t T) {
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({D, Dk}, "W_Q", "--d-model or --head-dim");
   require_fits({T, T}, "the scores", "--seq-len/--tokens");
+  double t = static_cast<double>(T), dm = static_cast<double>(D), dk = static_cast<double>(Dk);
+  require_work(3.0 * t * dm * dk + 2.0 * t * t * dk, t * dm + 3.0 * dm * dk + 4.0 * t * dk + 4.0 * t * t,
+               "--seq-len/--tokens, --d-model, --head-dim");
   return {T, D, Dk};
 }
 

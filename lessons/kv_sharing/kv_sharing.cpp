@@ -46,6 +46,11 @@ KvDims resolve_dims(const KvOptions& c, std::size_t T, bool mqa) {
   require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
   // scores, weights and the equivalence checks keep about eight (H, T, T) tensors at once
   require_total(8, {H, T, T}, "the attention tensors", "--seq-len/--tokens or --heads");
+  {
+    double t = static_cast<double>(T), dm = static_cast<double>(D), h = static_cast<double>(H);
+    require_work(4.0 * t * dm * dm + 2.0 * t * t * dm, 8.0 * t * dm + 4.0 * dm * dm + 8.0 * h * t * t,
+                 "--seq-len/--tokens, --d-model, --heads");
+  }
   return {T, D, H, G, D / H, !c.d_model && D != 8};
 }
 

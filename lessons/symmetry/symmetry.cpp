@@ -61,6 +61,7 @@ Setup resolve(const SymmetryOptions& c, std::size_t T) {
   // Per step, forward: 4·T·D² (W_Q, W_K, W_V, W_O) + 2·T²·D (scores, weighted sums); backward about twice that.
   double Td = static_cast<double>(T), Dd = static_cast<double>(D);
   double work = 3.0 * 3.0 * static_cast<double>(steps) * (4.0 * Td * Dd * Dd + 2.0 * Td * Td * Dd);
+  require_work(work, 0.0, "--seq-len/--tokens, --d-model, --steps");  // the fuzzers' lower cap
   if (work > kMaxWork)
     throw UsageError("symmetry.err.work",
                      {{"steps", steps}, {"T", T}, {"d_model", D}, {"work", work}, {"max", kMaxWork}});

@@ -46,7 +46,10 @@ void check_lesson_name(const std::vector<std::string>& args);
 void check_option_values(CLI::App& app);
 
 // Write a finished report to stdout in one piece.
+// A failed write or flush is a UsageError (input.err.stdout_write), never a silent exit 0.
 void emit(const std::string& text);
+// At the end of a run: flush stdout and report anything written to it that failed.
+void finish_stdout();
 // Write text to FILE, or to stdout when FILE is "-"; a file that cannot be written is a
 // UsageError naming `flag` and the path.
 void write_output(const std::string& flag, const std::string& path, const std::string& text);

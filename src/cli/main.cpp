@@ -16,6 +16,8 @@
 #include "commands.h"
 #include "embedded_data.h"
 #include "errors.h"
+#include "input_file.h"
+#include "printable.h"
 
 namespace {
 
@@ -40,8 +42,22 @@ std::string embedded_cli_message(const Msg& m, const attn::Lang& lang) {
 // "attnlab: error: …" in the run's language.
 int internal_failure(const std::string& what, const attn::Lang& lang);
 
-int usage_failure(const Msg& m, const attn::Lang& lang) {
+// Every value echoed in an error is made printable (\n, \x1b, … shown escaped) and cut to about
+// 80 characters, so an error is always one line; the lists the program itself writes are whole.
+Msg printable_msg(Msg m) {
+  static const char* const whole[] = {"types", "presets", "lessons", "commands", "langs", "flags", "message"};
+  for (attn::Arg& a : m.args) {
+    auto* s = std::get_if<std::string>(&a.value);
+    if (s == nullptr) continue;
+    bool keep = std::find_if(std::begin(whole), std::end(whole), [&](const char* w) { return a.name == w; }) != std::end(whole);
+    *s = attn::printable(*s, keep ? 4000 : 80);
+  }
+  return m;
+}
+
+int usage_failure(const Msg& raw, const attn::Lang& lang) {
   std::fflush(stdout);
+  Msg m = printable_msg(raw);
   std::string line;
   try {
     attn::Text text(lang);
@@ -56,8 +72,9 @@ int usage_failure(const Msg& m, const attn::Lang& lang) {
   return 2;
 }
 
-int internal_failure(const std::string& what, const attn::Lang& lang) {
+int internal_failure(const std::string& raw, const attn::Lang& lang) {
   std::fflush(stdout);
+  std::string what = attn::printable(raw, 200);
   std::string line;
   try {
     line = attn::Text(lang)("cli.internal_line", {{"what", what}});
@@ -190,6 +207,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return usage_failure(parse_error_msg(e, names), lang);
     }
+    attn::cli::finish_stdout();  // a failed write or flush is an error, never exit 0
   } catch (const attn::UsageError& e) {
     return usage_failure(e.msg, lang);
   } catch (const std::bad_alloc&) {

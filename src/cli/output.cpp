@@ -1,11 +1,14 @@
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <memory>
+
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 
 #include "commands.h"
 #include "errors.h"
+#include "input_file.h"
 
 namespace attn::cli {
 
@@ -88,9 +91,21 @@ void localize_help(CLI::App& app) {
   localize_groups(&app, t);
 }
 
+namespace {
+[[noreturn]] void stdout_failed(int e) {
+  throw UsageError("input.err.stdout_write", {{"reason", io_reason(e)}, {"errno", e}});
+}
+}  // namespace
+
 void emit(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) stdout_failed(errno);
+  if (std::fflush(stdout) != 0) stdout_failed(errno);
+}
+
+void finish_stdout() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed(errno);
 }
 
 void write_output(const std::string& flag, const std::string& path, const std::string& text) {
@@ -98,24 +113,30 @@ void write_output(const std::string& flag, const std::string& path, const std::s
     emit(text);
     return;
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
-  out << text;
-  out.close();
-  if (!out) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
+  write_output_with(flag, path, [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
 }
 
 void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write) {
   if (path == "-") {
     std::fflush(stdout);
-    if (!write(stdout)) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
+    if (!write(stdout) || std::fflush(stdout) != 0) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
     return;
   }
-  std::FILE* out = std::fopen(path.c_str(), "wb");
+  // A file is written to a temporary name beside it and renamed, so a failed run leaves no
+  // half-written file; a device or a pipe (/dev/null, /dev/stdout) is written in place.
+  struct stat st {};
+  bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  std::string tmp = special ? path : path + ".attnlab-tmp";
+  std::FILE* out = std::fopen(tmp.c_str(), "wb");
   if (out == nullptr) throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
   bool ok = write(out);
+  if (std::fflush(out) != 0 || std::ferror(out)) ok = false;
   if (std::fclose(out) != 0) ok = false;
-  if (!ok) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
+  if (ok && !special && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false;
+  if (!ok) {
+    if (!special) std::remove(tmp.c_str());
+    throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
+  }
 }
 
 }  // namespace attn::cli

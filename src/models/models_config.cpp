@@ -14,6 +14,8 @@
 
 #include "embedded_data.h"
 #include "errors.h"
+#include "input_file.h"
+#include "json_input.h"
 #include "models.h"
 
 namespace attn {
@@ -27,6 +29,9 @@ const std::vector<std::string>& supported_model_types() {
 }
 
 namespace {
+
+constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20;  // a config.json is a few KiB
+constexpr u64 kMaxConfigLayers = 100000;  // the deepest real models have a few hundred
 
 // Typed access to one config.json; every error names the file and the key.
 struct Reader {
@@ -43,7 +48,7 @@ struct Reader {
   u64 num(const json& v, const char* key) const {
     if (v.is_number_unsigned()) return v.get<u64>();
     if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<u64>(v.get<std::int64_t>());
-    throw UsageError("calc.err.key_not_uint", {{"where", where}, {"key", key}, {"value", v.dump()}});
+    throw UsageError("calc.err.key_not_uint", {{"where", where}, {"key", key}, {"value", json_preview(v)}});
   }
   u64 req(std::initializer_list<const char*> keys) const {
     const json* v = find(keys);
@@ -57,12 +62,22 @@ struct Reader {
   bool flag(const char* key, bool fallback) const {
     const json* v = find({key});
     if (!v) return fallback;
-    if (!v->is_boolean()) throw UsageError("calc.err.key_not_bool", {{"where", where}, {"key", key}, {"value", v->dump()}});
+    if (!v->is_boolean()) throw UsageError("calc.err.key_not_bool", {{"where", where}, {"key", key}, {"value", json_preview(*v)}});
     return v->get<bool>();
   }
   std::string str(const char* key, const std::string& fallback) const {
     const json* v = find({key});
-    return v && v->is_string() ? v->get<std::string>() : fallback;
+    if (v && !v->is_string())
+      throw UsageError("input.err.key_not_string", {{"where", where}, {"key", key}, {"value", json_preview(*v)}});
+    return v ? v->get<std::string>() : fallback;
+  }
+  // A count with a range a real model stays within (a layer count of 3e9 would have the
+  // per-layer tables built one entry at a time).
+  u64 bounded(std::initializer_list<const char*> keys, u64 fallback, u64 lo, u64 hi, bool required = false) const {
+    u64 v = required ? req(keys) : opt(keys, fallback);
+    if (v < lo || v > hi)
+      throw UsageError("input.err.key_range", {{"where", where}, {"key", *keys.begin()}, {"value", v}, {"min", lo}, {"max", hi}});
+    return v;
   }
 };
 
@@ -85,7 +100,7 @@ void read_layer_types(const Reader& r, ModelConfig& m) {
 void read_gpt2(const Reader& r, ModelConfig& m) {
   m.vocab = r.req({"vocab_size"});
   m.d = r.req({"n_embd", "hidden_size"});
-  m.l = r.req({"n_layer", "num_hidden_layers"});
+  m.l = r.bounded({"n_layer", "num_hidden_layers"}, 0, 0, kMaxConfigLayers, true);
   m.n_h = r.req({"n_head", "num_attention_heads"});
   m.n_g = m.n_h;
   m.d_h = divide(m.d, m.n_h, r.where, "n_embd", "n_head");
@@ -101,7 +116,7 @@ void read_llama_like(const Reader& r, ModelConfig& m, const std::string& type) {
   m.vocab = r.req({"vocab_size"});
   m.d = r.req({"hidden_size"});
   m.d_ff = r.req({"intermediate_size"});
-  m.l = r.req({"num_hidden_layers"});
+  m.l = r.bounded({"num_hidden_layers"}, 0, 0, kMaxConfigLayers, true);
   m.n_h = r.req({"num_attention_heads"});
   m.n_g = r.opt({"num_key_value_heads"}, m.n_h);
   bool qwen3 = type == "qwen3" || type == "qwen3_moe";
@@ -141,7 +156,7 @@ void read_llama_like(const Reader& r, ModelConfig& m, const std::string& type) {
 void read_falcon(const Reader& r, ModelConfig& m) {
   m.vocab = r.req({"vocab_size"});
   m.d = r.req({"hidden_size"});
-  m.l = r.req({"num_hidden_layers", "n_layer"});
+  m.l = r.bounded({"num_hidden_layers", "n_layer"}, 0, 0, kMaxConfigLayers, true);
   m.n_h = r.req({"num_attention_heads", "n_head"});
   m.d_h = r.opt({"head_dim"}, 0);
   if (m.d_h == 0) m.d_h = divide(m.d, m.n_h, r.where, "hidden_size", "num_attention_heads");
@@ -153,7 +168,7 @@ void read_falcon(const Reader& r, ModelConfig& m) {
   m.norm_bias = true;
   m.qkv_bias = m.o_bias = m.mlp_bias = r.flag("bias", false);
   // New architecture: ln_attn + ln_mlp; old: one input_layernorm when attention and MLP run in parallel.
-  m.norms_per_layer = new_arch ? r.opt({"num_ln_in_parallel_attn"}, 2) : r.flag("parallel_attn", true) ? 1 : 2;
+  m.norms_per_layer = new_arch ? r.bounded({"num_ln_in_parallel_attn"}, 2, 1, 2) : r.flag("parallel_attn", true) ? 1 : 2;
   m.tied_embeddings = r.flag("tie_word_embeddings", true);
 }
 
@@ -161,7 +176,7 @@ void read_deepseek(const Reader& r, ModelConfig& m, bool v3) {
   m.vocab = r.req({"vocab_size"});
   m.d = r.req({"hidden_size"});
   m.d_ff = r.req({"intermediate_size"});
-  m.l = r.req({"num_hidden_layers"});
+  m.l = r.bounded({"num_hidden_layers"}, 0, 0, kMaxConfigLayers, true);
   m.n_h = r.req({"num_attention_heads"});
   m.n_g = m.n_h;  // MLA: every head has its own K and V, rebuilt from the shared latent
   m.mla = true;
@@ -180,7 +195,7 @@ void read_deepseek(const Reader& r, ModelConfig& m, bool v3) {
     m.moe_every = r.opt({"moe_layer_freq"}, 1);
     m.router_bias = r.str("topk_method", v3 ? "noaux_tc" : "greedy") == "noaux_tc";
   }
-  m.mtp_layers = r.opt({"num_nextn_predict_layers"}, 0);
+  m.mtp_layers = r.bounded({"num_nextn_predict_layers"}, 0, 0, kMaxConfigLayers);
   m.tied_embeddings = r.flag("tie_word_embeddings", false);
 }
 
@@ -233,16 +248,13 @@ void validate(const ModelConfig& m, const std::string& where, bool hf) {
 }
 
 ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    throw UsageError("calc.err.not_json", {{"where", where}, {"detail", e.what()}});
-  }
+  json j = parse_json_input(text, where);
   if (!j.is_object()) throw UsageError("calc.err.not_object", {{"where", where}});
   Reader r{j, where};
   const json* type = r.find({"model_type"});
-  if (!type || !type->is_string())
+  if (type && !type->is_string())
+    throw UsageError("input.err.key_not_string", {{"where", where}, {"key", "model_type"}, {"value", json_preview(*type)}});
+  if (!type)
     throw UsageError("calc.err.model_type_missing",
                      {{"where", where}, {"types", fmt::format("{}", fmt::join(supported_model_types(), ", "))}});
   ModelConfig m;
@@ -261,14 +273,7 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
 }
 
 ModelConfig load_config_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))  // opens fine on Linux, then reads as "not valid JSON"
-    throw UsageError("calc.err.config_dir", {{"path", path}});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("calc.err.config_read", {{"path", path}});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_hf_config(ss.str(), path);
+  return parse_hf_config(read_regular_file(path, kMaxConfigBytes, "--config"), path);
 }
 
 std::vector<std::string> preset_names() {

@@ -181,8 +181,10 @@ ParamReport count_params(const ModelConfig& m) {
   if (m.positions > 0) push(r.embeddings, "position embedding", shape(m.positions, m.d), mul(m.positions, m.d, kParams),
                             {"calc.item.position_embedding"});
   u64 moe_layers = 0;
-  if (m.n_routed > 0)  // dense models skip the per-layer loop (--layers can be huge)
-    for (u64 i = 0; i < m.l; ++i) moe_layers += is_moe_layer(m, i) ? 1 : 0;
+  if (m.n_routed > 0 && m.first_dense < m.l) {  // by formula: the multiples of moe_every in [first_dense, l)
+    auto multiples_below = [&](u64 n) { return n / m.moe_every + (n % m.moe_every != 0 ? 1 : 0); };
+    moe_layers = multiples_below(m.l) - multiples_below(m.first_dense);
+  }
   if (m.l > moe_layers) r.layers.push_back(layer_params(m, false, m.l - moe_layers));
   if (moe_layers > 0) r.layers.push_back(layer_params(m, true, moe_layers));
   push(r.head, "final norm", m.norm_bias ? fmt::format("2 x [{}]", m.d) : shape(m.d), m.norm_bias ? mul(m.d, 2, kParams) : m.d,

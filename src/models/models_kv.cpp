@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -162,9 +163,9 @@ u64 parse_size(const std::string& s, const std::string& flag) {
   double scale = 0;
   for (const auto& [name, f] : units)
     if (name == unit) scale = f;
-  if (num.empty() || scale == 0 || std::count(num.begin(), num.end(), '.') > 1)
+  if (num.find_first_of("0123456789") == std::string::npos || scale == 0 || std::count(num.begin(), num.end(), '.') > 1)
     throw UsageError("calc.err.size_bad", {{"flag", flag}, {"value", s}});
-  double bytes = std::floor(std::stod(num) * scale);
+  double bytes = std::floor(std::strtod(num.c_str(), nullptr) * scale);  // 400 digits: inf, refused below
   if (!(bytes < 1.8e19)) throw UsageError("calc.err.size_overflow", {{"flag", flag}, {"value", s}});
   return static_cast<u64>(bytes);
 }

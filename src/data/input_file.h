@@ -1,0 +1,15 @@
+#pragma once
+// Reading a file the user named (--config, a trace, a checkpoint): a regular file only (not a
+// directory, a FIFO or /dev/zero), at most max_bytes, and a read error reported as one.
+// Every failure is a UsageError naming the flag and the path (input.err.*).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace attn {
+
+std::string read_regular_file(const std::string& path, std::size_t max_bytes, const std::string& flag);
+// errno as the short code the catalogs select on ({reason, select, ENOENT {…} ENOSPC {…} other {…}}).
+std::string io_reason(int e);
+
+}  // namespace attn

@@ -1,0 +1,22 @@
+#pragma once
+// Parsing JSON the user gave (a config.json, a trace): depth-safe and with every error a
+// UsageError naming `where` (the file) and, where there is one, the key:
+//   input.err.json_depth   nested deeper than max_depth (checked by a scan before parsing, so
+//                          nothing recurses on hostile depth, the error included)
+//   input.err.json_number  a number that overflows a double (1e999, a 400-digit integer)
+//   input.err.json_syntax  not JSON at all (line and column)
+// json_preview(v): a value for an error message, short and on one line.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace attn {
+
+constexpr std::size_t kMaxJsonDepth = 64;
+
+nlohmann::json parse_json_input(std::string_view text, const std::string& where, std::size_t max_depth = kMaxJsonDepth);
+std::string json_preview(const nlohmann::json& v);
+
+}  // namespace attn

@@ -18,7 +18,7 @@
 #include "head_scores.h"
 #include "parallel.h"
 #include "random.h"
-#include "safetensors.h"
+#include "safetensors_writer.h"
 #include "tasks.h"
 #include "trainer.h"
 

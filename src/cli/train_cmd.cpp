@@ -16,7 +16,7 @@
 #include "commands.h"
 #include "errors.h"
 #include "parallel.h"
-#include "safetensors.h"
+#include "safetensors_writer.h"
 #include "table.h"
 #include "tensor.h"
 #include "text.h"

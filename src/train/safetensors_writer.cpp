@@ -1,4 +1,4 @@
-#include "safetensors.h"
+#include "safetensors_writer.h"
 
 #include <bit>
 #include <cstdint>

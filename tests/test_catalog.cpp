@@ -3,6 +3,7 @@
 // well-formed, no key unused, and a third language added with no C++ change.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -226,4 +227,15 @@ TEST_CASE("a third language is a folder of catalogs: no C++ change", "[catalog][
   CHECK(none.out.empty());
   CHECK(none.err.find("--lang") != std::string::npos);
   CHECK(none.err.find("zh") != std::string::npos);  // the message lists the languages
+}
+
+TEST_CASE("a translator's broken message is refused with its key, not an internal error", "[catalog][cli]") {
+  // Found by fuzz/fuzz_catalog.cpp: a bad {x:spec} in a catalog from ATTNLAB_CATALOG_PATH ended in
+  // fmt::format_error (exit 1) when the message was first used.
+  std::string env = std::string("ATTNLAB_CATALOG_PATH='") + ATTNLAB_TEST_DIR + "/bad_catalogs' ";
+  CliResult r = run_cli("lesson mha --lang fr", env);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("input.title") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "html.h"
 #include "errors.h"
 #include "head_roles.h"
 #include "real_weights.h"
@@ -25,6 +26,7 @@ struct HeadsOptions {
   std::optional<std::string> text, token_ids;
   std::int64_t top = 5;
   bool json = false;
+  std::optional<std::string> html;  // --html FILE|-
 };
 
 struct HeadsReport {
@@ -132,6 +134,12 @@ void run_heads(const HeadsOptions& o) {
     r.s.induction = induction_scores(gpt2_forward(*r.in.model, twice, false).attention, T);
   }
   auto top = static_cast<std::size_t>(std::min<std::int64_t>(o.top, static_cast<std::int64_t>(m.l * m.n_h)));
+  if (o.html) {  // the report as a page (the grids, preformatted)
+    const Text& t = text();
+    write_page("--html", *o.html, render_html_report({run_lang().code, t("checkpoint.heads.html_title"),
+                                                      render_text(r, top, t), {}, t.all_of("render")}));
+    return;
+  }
   emit(o.json ? render_json(r, top) : render_text(r, top, text()));
 }
 
@@ -146,6 +154,7 @@ void setup_heads(CLI::App& root) {
   sub->add_option("--token-ids", opt->token_ids, t("cli.opt.token_ids"));
   sub->add_option("--top", opt->top, t("checkpoint.heads.opt.top"));
   sub->add_flag("--json", opt->json, t("checkpoint.heads.opt.json"));
+  sub->add_option("--html", opt->html, t("checkpoint.heads.opt.html"));
   add_lang_option(sub);
   sub->callback([opt] { run_heads(*opt); });
 }

@@ -14,6 +14,7 @@
 
 #include "bars.h"
 #include "commands.h"
+#include "html.h"
 #include "errors.h"
 #include "parallel.h"
 #include "safetensors_writer.h"
@@ -33,7 +34,7 @@ struct TrainOptions {
   std::int64_t seed = 42;
   std::optional<std::int64_t> threads;
   bool mlp = false, no_mlp = false;  // the default model is attention-only: it forms the circuit in about a minute
-  std::string save, json, dtype = "f32";
+  std::string save, json, html, dtype = "f32";
 };
 
 // The most work a run may ask for: 2·10^13 floating-point operations (about 15 minutes at the
@@ -328,7 +329,9 @@ void run_train(const TrainOptions& o) {
     report += "  " + t("train.saved", {{"dir", o.save}}) + "\n";
   }
   if (!o.json.empty()) write_output("--json", o.json, render_json(c, r));
-  if (o.json != "-") emit(report);
+  if (!o.html.empty())  // the report as a page (the terminal text, preformatted)
+    write_page("--html", o.html, render_html_report({run_lang().code, t("train.html_title"), report, {}, t.all_of("render")}));
+  if (o.json != "-" && o.html != "-") emit(report);
 }
 
 }  // namespace
@@ -354,6 +357,7 @@ void setup_train(CLI::App& root) {
   sub->add_option("--save", o->save, t("train.opt.save"));
   sub->add_option("--dtype", o->dtype, t("train.opt.dtype"));
   sub->add_option("--json", o->json, t("train.opt.json"));
+  sub->add_option("--html", o->html, t("train.opt.html"));
   add_lang_option(sub);
   sub->callback([o] { run_train(*o); });
 }

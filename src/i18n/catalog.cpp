@@ -101,6 +101,32 @@ bool split_catalog_path(std::string_view path, std::string& name, std::string& l
   return !lang.empty() && !name.empty();
 }
 
+// True when the pattern formats for some choice of values: each placeholder tried as an
+// integer, a real and a word (at most 3^6 tries).
+bool formats_somehow(const std::string& pattern, const Lang& lang) {
+  std::vector<std::string> names = placeholders(pattern);
+  if (names.size() > 6) names.resize(6);
+  std::size_t combos = 1;
+  for (std::size_t i = 0; i < names.size(); ++i) combos *= 3;
+  for (std::size_t c = 0; c < combos; ++c) {
+    Args args;
+    std::size_t code = c;
+    for (const std::string& n : names) {
+      int kind = static_cast<int>(code % 3);
+      code /= 3;
+      if (kind == 0) args.push_back({n, std::int64_t{2}});
+      else if (kind == 1) args.push_back({n, 2.5});
+      else args.push_back({n, "word"});
+    }
+    try {
+      format_message(pattern, args, lang);
+      return true;
+    } catch (const std::exception&) {
+    }
+  }
+  return false;
+}
+
 std::vector<CatalogFile> load_all() {
   std::vector<CatalogFile> out;
   for (const EmbeddedFile& e : embedded_files()) {
@@ -131,6 +157,11 @@ std::vector<CatalogFile> load_all() {
         split_catalog_path(path.string(), name, lang);
         CatalogFile f = parse_catalog(text, name, lang, path.string());
         if (!f.problems.empty()) throw UsageError("cli.err.catalog_bad", {{"problem", f.problems.front()}});
+        // A message that cannot format (a bad {x:spec}, a plural without "other", a stray brace)
+        // is refused here, with its key, rather than failing later in the middle of a run.
+        for (const auto& [key, pattern] : f.messages)
+          if (!formats_somehow(pattern, Lang{lang}))
+            throw UsageError("cli.err.catalog_bad", {{"problem", f.origin + ": " + key}});
         out.push_back(std::move(f));
       }
     }
@@ -232,12 +263,17 @@ struct Formatter {
       if (auto* u = std::get_if<std::uint64_t>(&v)) return with_commas_u(*u);
       fail("{…:,} needs an integer");
     }
-    if (auto* d = std::get_if<double>(&v)) {
-      if (spec.size() >= 3 && spec[0] == '.' && spec.back() == 'f')
-        return fixed(*d, std::atoi(spec.substr(1, spec.size() - 2).c_str()));
-      return fmt::format(fmt::runtime("{:" + spec + "}"), *d);
+    try {  // a spec fmt refuses is a broken message: std::logic_error like every other
+      if (auto* d = std::get_if<double>(&v)) {
+        if (spec.size() >= 3 && spec.size() <= 4 && spec[0] == '.' && spec.back() == 'f' &&
+            std::isdigit(static_cast<unsigned char>(spec[1])) && std::isdigit(static_cast<unsigned char>(spec[spec.size() - 2])))
+          return fixed(*d, std::atoi(spec.substr(1, spec.size() - 2).c_str()));
+        return fmt::format(fmt::runtime("{:" + spec + "}"), *d);
+      }
+      return std::visit([&](const auto& x) { return fmt::format(fmt::runtime("{:" + spec + "}"), x); }, v);
+    } catch (const fmt::format_error& e) {
+      fail(std::string("format spec ':") + spec + "': " + e.what());
     }
-    return std::visit([&](const auto& x) { return fmt::format(fmt::runtime("{:" + spec + "}"), x); }, v);
   }
 
   bool plural_one(const ArgValue& v) const {

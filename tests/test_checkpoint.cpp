@@ -121,7 +121,10 @@ TEST_CASE("safetensors dtypes F16, BF16, F32 and F64 widen exactly", "[checkpoin
 
 TEST_CASE("malformed safetensors files are refused naming the file and the tensor", "[checkpoint][bad_input]") {
   const std::string good = read_bytes(fixture("tiny-gpt2/model.safetensors"));
-  auto [header, data] = split_file(good);
+  // (no structured binding: clang 14 cannot capture one in a lambda)
+  const auto parts = split_file(good);
+  const auto& header = parts.first;
+  const auto& data = parts.second;
   const std::string tensor = "transformer.h.0.attn.c_attn.weight";
   auto patched = [&](const std::function<void(nlohmann::json&)>& edit) {
     nlohmann::json h = header;

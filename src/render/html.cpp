@@ -3,6 +3,8 @@
 // numbers for the full tables behind "every number".
 #include "html.h"
 
+#include "summary.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,7 +17,6 @@ namespace attn {
 
 namespace {
 
-constexpr std::size_t kEdge = 3;          // first/last rows and columns of a summary (numpy's edgeitems)
 constexpr std::size_t kHeatmapMax = 64;   // larger matrices are not drawn (the numbers stay)
 constexpr std::size_t kHeatmapBlocks = 16;
 
@@ -162,18 +163,6 @@ std::string legend(bool signed_map, double max_abs, const std::string& caption, 
   return "<div class=\"legend\">" + g + "<span>" + esc(caption) + "</span></div>\n";
 }
 
-std::vector<std::size_t> shown(std::size_t n, bool summarize) {
-  std::vector<std::size_t> idx;
-  if (!summarize || n <= 2 * kEdge) {
-    for (std::size_t i = 0; i < n; ++i) idx.push_back(i);
-    return idx;
-  }
-  for (std::size_t i = 0; i < kEdge; ++i) idx.push_back(i);
-  idx.push_back(std::string::npos);
-  for (std::size_t i = n - kEdge; i < n; ++i) idx.push_back(i);
-  return idx;
-}
-
 struct Page {
   const Trace& trace;
   const HtmlOptions& opt;
@@ -203,7 +192,7 @@ std::string cell_class(const TensorView& v, double x) {
 
 // One (R, C) matrix as a table; rows and columns either all or the summary's.
 void matrix_table(std::string& out, const TensorView& v, std::size_t b, bool sum_rows, bool sum_cols, int precision) {
-  std::vector<std::size_t> rows = shown(v.R, sum_rows), cols = shown(v.C, sum_cols);
+  std::vector<std::size_t> rows = shown_indices(v.R, sum_rows), cols = shown_indices(v.C, sum_cols);
   bool rl = v.labels.rows.size() == v.R, cl = v.labels.cols.size() == v.C;
   out += "<div class=\"scroll\"><table class=\"grid\">";
   if (cl) {
@@ -236,22 +225,15 @@ std::string block_title(const TensorView& v, const Trace& trace, std::size_t b) 
 
 // All blocks of a tensor, summarised or not.
 void tensor_tables(Page& p, std::string& out, const TensorView& v, bool summarize) {
-  bool big = v.t.numel() > 1000;
-  bool sb = summarize && (big ? v.B > 2 * kEdge : v.B > 16), sr = summarize && (big ? v.R > 2 * kEdge : v.R > 32),
-       sc = summarize && (big ? v.C > 2 * kEdge : v.C > 16);
-  for (std::size_t b : shown(v.B, sb)) {
+  Summary s = summary_for(v.t, !summarize);
+  for (std::size_t b : shown_indices(v.B, s.blocks)) {
     if (b == std::string::npos) {
       out += "<p class=\"blk\">\u2026 " + esc(p.trace.ui_word("blocks_omitted")) + "</p>\n";
       continue;
     }
     if (v.t.rank() >= 3) out += "<p class=\"blk\">" + esc(block_title(v, p.trace, b)) + "</p>\n";
-    matrix_table(out, v, b, sr, sc, p.opt.precision);
+    matrix_table(out, v, b, s.rows, s.cols, p.opt.precision);
   }
-}
-
-bool needs_summary(const TensorView& v) {
-  bool big = v.t.numel() > 1000;
-  return big ? (v.B > 2 * kEdge || v.R > 2 * kEdge || v.C > 2 * kEdge) : (v.B > 16 || v.R > 32 || v.C > 16);
 }
 
 // One heatmap per block, side by side, token labels on both axes; each cell carries its exact
@@ -347,7 +329,7 @@ void tensor_section(Page& p, const std::string& name) {
   Shade shade = tt.labels.heatmap ? (negative ? Shade::Signed : Shade::Weights) : negative && !integers ? Shade::Signed : Shade::None;
   TensorView v{t, tt.labels, t.numel() / (R * C), R, C, integers, shade, max_abs};
   if (tt.labels.heatmap && t.rank() >= 2) heatmaps(p, name, v);
-  if (needs_summary(v)) {
+  if (summary_for(t, false).any()) {
     std::string summary;
     tensor_tables(p, summary, v, true);
     out += summary;

@@ -1,5 +1,7 @@
 #include "terminal.h"
 
+#include "summary.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -12,45 +14,15 @@ namespace attn {
 
 namespace {
 
-constexpr std::size_t kEdge = 3;  // numpy's edgeitems
-
-// The indices shown along an axis of length n: all of them, or the first and last kEdge
-// with npos standing for "…".
-std::vector<std::size_t> shown(std::size_t n, bool summarize) {
-  std::vector<std::size_t> idx;
-  if (!summarize || n <= 2 * kEdge) {
-    for (std::size_t i = 0; i < n; ++i) idx.push_back(i);
-    return idx;
-  }
-  for (std::size_t i = 0; i < kEdge; ++i) idx.push_back(i);
-  idx.push_back(std::string::npos);
-  for (std::size_t i = n - kEdge; i < n; ++i) idx.push_back(i);
-  return idx;
-}
-
 bool all_integers(const Tensor& t) {
   return std::all_of(t.data.begin(), t.data.end(),
                      [](double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15; });
 }
 
-// How each axis is summarized: like numpy past 1000 numbers, and always when a matrix would
-// be wider or taller than a screen.
-struct Summary {
-  bool blocks, rows, cols;
-};
-
-Summary summary_for(const Tensor& t, const RenderOptions& opt) {
-  if (opt.full) return {false, false, false};
-  bool big = t.numel() > 1000;
-  std::size_t R = t.rank() >= 2 ? t.shape[t.rank() - 2] : 1, C = t.shape.back();
-  std::size_t B = t.numel() / (R * C);
-  return {big ? B > 2 * kEdge : B > 16, big ? R > 2 * kEdge : R > 32, big ? C > 2 * kEdge : C > 16};
-}
-
 // One matrix (R, C) starting at data offset `base`, rows labelled, as aligned lines.
 std::string render_matrix(const Tensor& t, std::size_t base, std::size_t R, std::size_t C, const Labels& labels,
                           bool integers, const Summary& s, const RenderOptions& opt, const std::string& indent) {
-  std::vector<std::size_t> rows = shown(R, s.rows), cols = shown(C, s.cols);
+  std::vector<std::size_t> rows = shown_indices(R, s.rows), cols = shown_indices(C, s.cols);
   auto cell = [&](std::size_t r, std::size_t c) {
     double v = t.data[base + r * C + c];
     return integers ? fmt::format("{}", static_cast<long long>(v)) : fixed(v, opt.precision);
@@ -97,7 +69,7 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, const 
   const Tensor& t = tt.tensor;
   std::string out = fmt::format("{}  {}  {}\n", style::bold(name, opt.color), style::cyan(shape_str(t.shape), opt.color),
                                 style::dim(tt.meaning, opt.color));
-  Summary s = summary_for(t, opt);
+  Summary s = summary_for(t, opt.full);
   bool integers = all_integers(t);
   if (t.rank() == 1) return out + render_matrix(t, 0, 1, t.numel(), tt.labels, integers, s, opt, "  ");
   if (t.rank() == 2)
@@ -105,7 +77,7 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, const 
   // rank 3 (or 4): one block per entry of the leading axes
   std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
   std::string word = tt.labels.block.empty() ? trace.ui_word("block") : tt.labels.block;
-  for (std::size_t b : shown(B, s.blocks)) {
+  for (std::size_t b : shown_indices(B, s.blocks)) {
     if (b == std::string::npos) {
       out += fmt::format("  … {}\n", trace.ui_word("blocks_omitted"));
       continue;

@@ -66,7 +66,10 @@ std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& dt,
   if (o.tp > 1)
     tb.rows.push_back({t("calc.kv.row.per_gpu", {{"tp", o.tp}}), tp_text(m, o.tp, t), "", size_text(all.per_gpu_bytes)});
   std::string out = t("calc.kv.own") + "\n" + render_table(tb);
-  if (all.sliding_layers > 0)
+  if (all.sliding_layers > 0 && m.chunked)
+    out += "  " + t("presets.kv.chunked", {{"l", m.l}, {"chunked", all.sliding_layers}, {"window", m.window},
+                                          {"global", m.l - all.sliding_layers}}) + "\n";
+  else if (all.sliding_layers > 0)
     out += "  " + t("calc.kv.sliding", {{"l", m.l}, {"sliding", all.sliding_layers}, {"window", m.window}}) + "\n";
   return out + "\n";
 }

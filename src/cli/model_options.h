@@ -33,8 +33,17 @@ inline void bind_model_source(CLI::App* sub, ModelSource& s) {
 
 // A model's title in the run's language: a preset's from the catalog, explicit dims' from their
 // message, a config.json's is its file name alone ("").
+// The catalog key of a preset's words (what: "title" or "note"): calc.preset.NAME.WHAT, or
+// presets.NAME.WHAT for the presets of catalogs/presets; "" when there is none.
+inline std::string preset_key(const ModelConfig& m, const Text& t, const std::string& what) {
+  if (!m.preset) return "";
+  for (const std::string& k : {"calc.preset." + m.name + "." + what, "presets." + m.name + "." + what})
+    if (t.has(k)) return k;
+  return "";
+}
+
 inline std::string model_title(const ModelConfig& m, const Text& t) {
-  if (m.preset && t.has("calc.preset." + m.name + ".title")) return t("calc.preset." + m.name + ".title");
+  if (std::string k = preset_key(m, t, "title"); !k.empty()) return t(k);
   if (!m.title_msg.key.empty()) return t(m.title_msg);
   return m.title;
 }

@@ -113,7 +113,7 @@ std::string render_text(const ModelConfig& m, const ParamReport& r, const Text& 
                                               {"embeddings", pct(r.embedding_total + r.head_total, r.total)}}) + "\n";
   if (m.official_total > 0)
     out += "  " + t("calc.params.official", {{"official", m.official_total}, {"same", m.official_total == r.total}}) + "\n";
-  if (m.preset && t.has("calc.preset." + m.name + ".note")) out += "  " + t("calc.preset." + m.name + ".note") + "\n";
+  if (std::string k = preset_key(m, t, "note"); !k.empty()) out += "  " + t(k) + "\n";
   return out;
 }
 

@@ -48,10 +48,15 @@ struct ModelConfig {
   bool qk_norm = false;    // per-head RMSNorm on q and k (Qwen3): d_h + d_h
   u64 norms_per_layer = 2; // 1 for Falcon's parallel block, 4 for Gemma 2
   bool tied_embeddings = false;
+  bool final_norm = true;  // a norm before the output head (ChatGLM: post_layer_norm)
 
   // Sliding-window attention: sliding[i] says whether layer i holds at most `window` tokens.
+  // With `chunked` (Llama 4's chunked local attention) the window is a chunk instead: a token
+  // attends only to the tokens of its own block of `window`, so such a layer also caches at most
+  // `window` tokens (the current chunk) -- the same bound, a different rule.
   u64 window = 0;
   std::vector<bool> sliding;
+  bool chunked = false;
 
   // MLA (DeepSeek-V2/V3): K and V are cached as one latent of d_c plus a shared RoPE key of d_R.
   bool mla = false;
@@ -68,6 +73,8 @@ struct ModelConfig {
   u64 moe_d_ff = 0;        // inner size of one expert
   u64 first_dense = 0;     // first_k_dense_replace
   u64 moe_every = 1;       // moe_layer_freq
+  u64 moe_phase = 0;       // layer i is MoE when i >= first_dense and i % moe_every == moe_phase
+                           // (DeepSeek 0; Llama 4 interleave_moe_layer_step - 1)
   bool router_bias = false;// e_score_correction_bias (DeepSeek-V3, topk_method noaux_tc)
   u64 mtp_layers = 0;      // DeepSeek-V3's multi-token-prediction modules (not in the total)
 

@@ -23,8 +23,9 @@ namespace attn {
 using json = nlohmann::json;
 
 const std::vector<std::string>& supported_model_types() {
-  static const std::vector<std::string> types = {"gpt2",   "llama",  "mistral",     "qwen2",      "qwen3",      "qwen3_moe",
-                                                 "gemma2", "falcon", "deepseek_v2", "deepseek_v3"};
+  static const std::vector<std::string> types = {"gpt2",        "llama",       "mistral", "qwen2",    "qwen3",
+                                                 "qwen3_moe",   "gemma2",      "falcon",  "chatglm",  "deepseek_v2",
+                                                 "deepseek_v3", "minicpm3",    "llama4",  "llama4_text"};
   return types;
 }
 
@@ -37,6 +38,9 @@ constexpr u64 kMaxConfigLayers = 100000;  // the deepest real models have a few 
 struct Reader {
   const json& j;
   const std::string& where;
+  std::string prefix = "";  // "text_config." when reading a nested text model (Llama 4)
+
+  std::string name(const char* key) const { return prefix + key; }
 
   const json* find(std::initializer_list<const char*> keys) const {
     for (const char* k : keys) {
@@ -48,11 +52,11 @@ struct Reader {
   u64 num(const json& v, const char* key) const {
     if (v.is_number_unsigned()) return v.get<u64>();
     if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<u64>(v.get<std::int64_t>());
-    throw UsageError("calc.err.key_not_uint", {{"where", where}, {"key", key}, {"value", json_preview(v)}});
+    throw UsageError("calc.err.key_not_uint", {{"where", where}, {"key", name(key)}, {"value", json_preview(v)}});
   }
   u64 req(std::initializer_list<const char*> keys) const {
     const json* v = find(keys);
-    if (!v) throw UsageError("calc.err.key_missing", {{"where", where}, {"key", *keys.begin()}});
+    if (!v) throw UsageError("calc.err.key_missing", {{"where", where}, {"key", name(*keys.begin())}});
     return num(*v, *keys.begin());
   }
   u64 opt(std::initializer_list<const char*> keys, u64 fallback) const {
@@ -62,13 +66,13 @@ struct Reader {
   bool flag(const char* key, bool fallback) const {
     const json* v = find({key});
     if (!v) return fallback;
-    if (!v->is_boolean()) throw UsageError("calc.err.key_not_bool", {{"where", where}, {"key", key}, {"value", json_preview(*v)}});
+    if (!v->is_boolean()) throw UsageError("calc.err.key_not_bool", {{"where", where}, {"key", name(key)}, {"value", json_preview(*v)}});
     return v->get<bool>();
   }
   std::string str(const char* key, const std::string& fallback) const {
     const json* v = find({key});
     if (v && !v->is_string())
-      throw UsageError("input.err.key_not_string", {{"where", where}, {"key", key}, {"value", json_preview(*v)}});
+      throw UsageError("input.err.key_not_string", {{"where", where}, {"key", name(key)}, {"value", json_preview(*v)}});
     return v ? v->get<std::string>() : fallback;
   }
   // A count with a range a real model stays within (a layer count of 3e9 would have the
@@ -76,7 +80,7 @@ struct Reader {
   u64 bounded(std::initializer_list<const char*> keys, u64 fallback, u64 lo, u64 hi, bool required = false) const {
     u64 v = required ? req(keys) : opt(keys, fallback);
     if (v < lo || v > hi)
-      throw UsageError("input.err.key_range", {{"where", where}, {"key", *keys.begin()}, {"value", v}, {"min", lo}, {"max", hi}});
+      throw UsageError("input.err.key_range", {{"where", where}, {"key", name(*keys.begin())}, {"value", v}, {"min", lo}, {"max", hi}});
     return v;
   }
 };
@@ -199,6 +203,129 @@ void read_deepseek(const Reader& r, ModelConfig& m, bool v3) {
   m.tied_embeddings = r.flag("tie_word_embeddings", false);
 }
 
+// ChatGLM (GLM-4-9B, ChatGLM2/3): the THUDM names. num_layers, kv_channels (d_h),
+// multi_query_group_num (n_g, when multi_query_attention), ffn_hidden_size (a SwiGLU:
+// dense_h_to_4h is [d, 2·d_ff], dense_4h_to_h [d_ff, d]), padded_vocab_size. One fused
+// query_key_value [d, (n_h + 2·n_g)·d_h] with a bias when add_qkv_bias; add_bias_linear puts
+// biases on every other linear. RMSNorm unless rmsnorm is false; a final norm when
+// post_layer_norm; output_layer is its own matrix (not tied).
+void read_chatglm(const Reader& r, ModelConfig& m) {
+  m.vocab = r.req({"padded_vocab_size", "vocab_size"});
+  m.d = r.req({"hidden_size"});
+  m.l = r.bounded({"num_layers", "num_hidden_layers"}, 0, 0, kMaxConfigLayers, true);
+  m.n_h = r.req({"num_attention_heads"});
+  m.d_h = r.opt({"kv_channels"}, 0);
+  if (m.d_h == 0) m.d_h = divide(m.d, m.n_h, r.where, "hidden_size", "num_attention_heads");
+  m.n_g = m.n_h;
+  if (r.flag("multi_query_attention", false)) {
+    m.n_g = r.req({"multi_query_group_num"});
+    divide(m.n_h, m.n_g, r.where, "num_attention_heads", "multi_query_group_num");
+  }
+  m.d_ff = r.req({"ffn_hidden_size"});
+  bool linear_bias = r.flag("add_bias_linear", false);
+  m.qkv_bias = linear_bias || r.flag("add_qkv_bias", false);
+  m.o_bias = m.mlp_bias = linear_bias;
+  m.norm_bias = !r.flag("rmsnorm", true);
+  m.final_norm = r.flag("post_layer_norm", true);
+  m.tied_embeddings = r.flag("tie_word_embeddings", false);
+}
+
+// MiniCPM3: MLA as in DeepSeek-V2 (q through q_lora_rank, K and V through the cached latent
+// kv_lora_rank plus a shared RoPE key of qk_rope_head_dim), a dense SwiGLU in every layer.
+// v_head_dim defaults to hidden_size / num_attention_heads and tie_word_embeddings to true
+// (MiniCPM3Config's defaults). scale_emb, scale_depth and dim_model_base scale activations
+// (muP) and change no count, so they are not read.
+void read_minicpm3(const Reader& r, ModelConfig& m) {
+  m.vocab = r.req({"vocab_size"});
+  m.d = r.req({"hidden_size"});
+  m.d_ff = r.req({"intermediate_size"});
+  m.l = r.bounded({"num_hidden_layers"}, 0, 0, kMaxConfigLayers, true);
+  m.n_h = r.req({"num_attention_heads"});
+  m.n_g = m.n_h;  // MLA: every head has its own K and V, rebuilt from the shared latent
+  m.mla = true;
+  m.d_cq = r.opt({"q_lora_rank"}, 0);
+  m.d_c = r.req({"kv_lora_rank"});
+  m.d_nope = r.req({"qk_nope_head_dim"});
+  m.d_R = r.req({"qk_rope_head_dim"});
+  m.d_v = r.opt({"v_head_dim"}, 0);
+  if (m.d_v == 0) m.d_v = divide(m.d, m.n_h, r.where, "hidden_size", "num_attention_heads");
+  m.d_h = add(m.d_nope, m.d_R, "head_dim");
+  if (r.flag("attention_bias", false))  // biases on q_a_proj, kv_a_proj and o_proj: not modelled
+    throw UsageError("presets.err.not_modelled", {{"where", r.where}, {"key", "attention_bias"}, {"value", "true"}});
+  m.tied_embeddings = r.flag("tie_word_embeddings", true);
+}
+
+// Llama 4. model_type "llama4" nests the text model under "text_config" beside a vision tower
+// ("vision_config") that is not counted; "llama4_text" is the text model alone.
+// Attention: GQA. Layers with RoPE use chunked local attention (a token sees only its own block
+// of attention_chunk_size tokens, so they cache at most one chunk); the others are global and use
+// no RoPE (NoPE). Which is which: layer_types ("chunked_attention" / "full_attention"), else
+// no_rope_layers (1 = RoPE, chunked; 0 = NoPE, global), else every no_rope_layer_interval-th
+// layer (default 4: layers 3, 7, 11, ...) is global.
+// FFN: an MoE of num_local_experts routed SwiGLU experts of intermediate_size, num_experts_per_tok
+// per token, one shared expert of the same size, a router [d, E] without bias, in layers
+// step-1, 2·step-1, ... (step = interleave_moe_layer_step); the others a dense SwiGLU of
+// intermediate_size_mlp. use_qk_norm is an L2 norm without weights (no parameters).
+void read_llama4(const Reader& root, ModelConfig& m) {
+  const json* text = &root.j;
+  std::string prefix;
+  if (m.model_type == "llama4") {
+    text = root.find({"text_config"});
+    if (!text) throw UsageError("calc.err.key_missing", {{"where", root.where}, {"key", "text_config"}});
+    if (!text->is_object())
+      throw UsageError("presets.err.not_object", {{"where", root.where}, {"key", "text_config"}, {"value", json_preview(*text)}});
+    prefix = "text_config.";
+  }
+  Reader r{*text, root.where, prefix};
+  m.vocab = r.req({"vocab_size"});
+  m.d = r.req({"hidden_size"});
+  m.l = r.bounded({"num_hidden_layers"}, 0, 0, kMaxConfigLayers, true);
+  m.n_h = r.req({"num_attention_heads"});
+  m.n_g = r.opt({"num_key_value_heads"}, m.n_h);
+  m.d_h = r.opt({"head_dim"}, 0);
+  if (m.d_h == 0) m.d_h = divide(m.d, m.n_h, r.where, "hidden_size", "num_attention_heads");
+  m.qkv_bias = m.o_bias = r.flag("attention_bias", false);
+  m.d_ff = r.req({"intermediate_size_mlp"});
+  m.n_routed = r.req({"num_local_experts"});
+  if (m.n_routed > 0) {
+    m.n_shared = 1;
+    m.top_k = r.req({"num_experts_per_tok"});
+    m.moe_d_ff = r.req({"intermediate_size"});
+    m.moe_every = r.bounded({"interleave_moe_layer_step"}, 1, 1, kMaxConfigLayers);
+    m.moe_phase = m.moe_every - 1;
+  }
+  // The head may be tied at either level; the text model's own key wins.
+  m.tied_embeddings = r.flag("tie_word_embeddings", root.flag("tie_word_embeddings", false));
+  if (!r.find({"attention_chunk_size"})) return;  // no chunked layers: every layer global
+  m.window = r.bounded({"attention_chunk_size"}, 0, 1, u64{1} << 40, true);
+  m.chunked = true;
+  m.sliding.assign(m.l, false);
+  const json* types = r.find({"layer_types"});
+  const json* rope = r.find({"no_rope_layers"});
+  if (types) {
+    if (!types->is_array() || types->size() != m.l)
+      throw UsageError("presets.err.layer_list", {{"where", r.where}, {"key", r.name("layer_types")}, {"l", m.l}, {"kind", "types"}});
+    for (u64 i = 0; i < m.l; ++i) {
+      const json& e = (*types)[i];
+      if (!e.is_string() || (e != "chunked_attention" && e != "full_attention"))
+        throw UsageError("presets.err.layer_list", {{"where", r.where}, {"key", r.name("layer_types")}, {"l", m.l}, {"kind", "types"}});
+      m.sliding[i] = e == "chunked_attention";
+    }
+  } else if (rope && !(rope->is_array() && rope->empty())) {  // [] means "derive from the interval"
+    if (!rope->is_array() || rope->size() != m.l)
+      throw UsageError("presets.err.layer_list", {{"where", r.where}, {"key", r.name("no_rope_layers")}, {"l", m.l}, {"kind", "rope"}});
+    for (u64 i = 0; i < m.l; ++i) {
+      const json& e = (*rope)[i];
+      if (!e.is_number_integer() || (e != 0 && e != 1))
+        throw UsageError("presets.err.layer_list", {{"where", r.where}, {"key", r.name("no_rope_layers")}, {"l", m.l}, {"kind", "rope"}});
+      m.sliding[i] = e == 1;
+    }
+  } else {
+    u64 interval = r.bounded({"no_rope_layer_interval"}, 4, 1, kMaxConfigLayers);
+    for (u64 i = 0; i < m.l; ++i) m.sliding[i] = (i + 1) % interval != 0;
+  }
+}
+
 struct KeyName {
   const char* hf;
   const char* flag;
@@ -217,7 +344,8 @@ void validate(const ModelConfig& m, const std::string& where, bool hf) {
   positive(m.n_h, {"num_attention_heads", "--heads"});
   positive(m.n_g, {"num_key_value_heads", "--kv-heads"});
   positive(m.d_h, {"head_dim", "--head-dim"});
-  if (m.n_routed == 0 || m.first_dense > 0) positive(m.d_ff, {"intermediate_size", "--d-ff"});
+  bool dense_layers = m.n_routed == 0 || m.first_dense > 0 || m.moe_every > 1;  // some layer has the dense FFN
+  if (dense_layers) positive(m.d_ff, {m.model_type == "chatglm" ? "ffn_hidden_size" : m.model_type.rfind("llama4", 0) == 0 ? "intermediate_size_mlp" : "intermediate_size", "--d-ff"});
   if (m.n_g > m.n_h || m.n_h % m.n_g != 0)
     throw UsageError("calc.err.kv_divide", {{"where", where}, {"hf", hf},
                                             {"kv_key", key(hf, {"num_key_value_heads", "--kv-heads"})}, {"n_g", m.n_g},
@@ -267,6 +395,9 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
   if (m.model_type == "gpt2") read_gpt2(r, m);
   else if (m.model_type == "falcon") read_falcon(r, m);
   else if (m.model_type.rfind("deepseek", 0) == 0) read_deepseek(r, m, m.model_type == "deepseek_v3");
+  else if (m.model_type == "chatglm") read_chatglm(r, m);
+  else if (m.model_type == "minicpm3") read_minicpm3(r, m);
+  else if (m.model_type.rfind("llama4", 0) == 0) read_llama4(r, m);
   else read_llama_like(r, m, m.model_type);
   validate(m, where, true);
   return m;

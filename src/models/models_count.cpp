@@ -44,7 +44,7 @@ const char* attn_kind_name(AttnKind k) {
 }
 
 bool is_moe_layer(const ModelConfig& m, u64 layer) {
-  return m.n_routed > 0 && layer >= m.first_dense && layer % m.moe_every == 0;
+  return m.n_routed > 0 && layer >= m.first_dense && layer % m.moe_every == m.moe_phase;
 }
 
 namespace {
@@ -181,14 +181,17 @@ ParamReport count_params(const ModelConfig& m) {
   if (m.positions > 0) push(r.embeddings, "position embedding", shape(m.positions, m.d), mul(m.positions, m.d, kParams),
                             {"calc.item.position_embedding"});
   u64 moe_layers = 0;
-  if (m.n_routed > 0 && m.first_dense < m.l) {  // by formula: the multiples of moe_every in [first_dense, l)
-    auto multiples_below = [&](u64 n) { return n / m.moe_every + (n % m.moe_every != 0 ? 1 : 0); };
+  if (m.n_routed > 0 && m.first_dense < m.l) {
+    // by formula: the layers i in [first_dense, l) with i % moe_every == moe_phase; below(n)
+    // counts them in [0, n): one per whole period, one more if the partial period reaches the phase
+    auto multiples_below = [&](u64 n) { return n / m.moe_every + (n % m.moe_every > m.moe_phase ? 1 : 0); };
     moe_layers = multiples_below(m.l) - multiples_below(m.first_dense);
   }
   if (m.l > moe_layers) r.layers.push_back(layer_params(m, false, m.l - moe_layers));
   if (moe_layers > 0) r.layers.push_back(layer_params(m, true, moe_layers));
-  push(r.head, "final norm", m.norm_bias ? fmt::format("2 x [{}]", m.d) : shape(m.d), m.norm_bias ? mul(m.d, 2, kParams) : m.d,
-       {"calc.item.final_norm"});
+  if (m.final_norm)
+    push(r.head, "final norm", m.norm_bias ? fmt::format("2 x [{}]", m.d) : shape(m.d), m.norm_bias ? mul(m.d, 2, kParams) : m.d,
+         {"calc.item.final_norm"});
   push(r.head, m.tied_embeddings ? "lm_head (tied to the token embedding)" : "lm_head", shape(m.d, m.vocab),
        m.tied_embeddings ? 0 : mul(m.d, m.vocab, kParams),
        m.tied_embeddings ? Msg{"calc.item.lm_head_tied"} : Msg{});

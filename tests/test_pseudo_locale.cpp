@@ -160,6 +160,8 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
                            "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
                            "kv-cache --model deepseek-v3 --kv-heads 8 --tp 8", "params --d-model 768 --heads 12",
                            "params --model qwen3-30b-a3b", "params --model gpt-3-175b",
+                           "params --model llama-4-scout", "kv-cache --model llama-4-scout --seq-len 32768",
+                           "params --model glm-4-9b", "params --model minicpm3-4b", "kv-cache --model minicpm3-4b --tp 4",
                            "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help",
                            "render --help",
                            "bench --help", "bench memory --help", "bench decode --help", "flops --help",
@@ -192,6 +194,7 @@ TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
                            "bench memory --size-mib 1", "bench decode --model gpt2 --dtype fp8",
                            "flops --model gpt2 --seq-len 0"})
     check_no_leaks(args, allow);
+  check_no_leaks(std::string("params --config ") + ATTNLAB_TEST_DIR + "/fixtures/configs/bad-llama4-text-config.json", allow);
 }
 
 TEST_CASE("pseudo-locale: the HTML pages' words come from the catalogs", "[catalog][qps][html]") {

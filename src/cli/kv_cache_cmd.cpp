@@ -179,6 +179,11 @@ nlohmann::ordered_json model_json(const ModelConfig& m, const KvOptions& o, cons
   j["tp"] = o.tp;
   j["actual"] = {{"elements_per_token", u.elements_per_token}, {"bytes_per_token", u.bytes_per_token},
                  {"total_bytes", u.total_bytes}, {"per_gpu_bytes", u.per_gpu_bytes}};
+  // Layers whose cache is bounded (sliding window, or Llama 4's chunks): how many, and the bound
+  // in tokens; total_bytes above already applies it.
+  if (u.sliding_layers > 0)
+    j["actual"]["bounded_layers"] = {{"kind", m.chunked ? "chunked" : "sliding"}, {"layers", u.sliding_layers},
+                                     {"max_tokens", m.window}};
   j["variants"] = nlohmann::ordered_json::array();
   for (const auto& r : v)
     j["variants"].push_back({{"name", r.name}, {"elements_per_token_per_layer", r.elements_per_layer},

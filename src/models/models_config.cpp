@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -358,7 +359,8 @@ void validate(const ModelConfig& m, const std::string& where, bool hf) {
   }
   if (m.n_routed > 0) {
     positive(m.top_k, {"num_experts_per_tok", "num_experts_per_tok"});
-    positive(m.moe_d_ff, {"moe_intermediate_size", "moe_intermediate_size"});
+    const char* expert_key = m.model_type.rfind("llama4", 0) == 0 ? "intermediate_size" : "moe_intermediate_size";
+    positive(m.moe_d_ff, {expert_key, expert_key});
     positive(m.moe_every, {"moe_layer_freq", "moe_layer_freq"});
     if (m.top_k > m.n_routed)
       throw UsageError("calc.err.top_k", {{"where", where}, {"top_k", m.top_k}, {"n_routed", m.n_routed}});
@@ -399,7 +401,16 @@ ModelConfig parse_hf_config(std::string_view text, const std::string& where) {
   else if (m.model_type == "minicpm3") read_minicpm3(r, m);
   else if (m.model_type.rfind("llama4", 0) == 0) read_llama4(r, m);
   else read_llama_like(r, m, m.model_type);
-  validate(m, where, true);
+  try {
+    validate(m, where, true);
+  } catch (const UsageError& e) {
+    if (m.model_type != "llama4") throw;
+    Args args = e.msg.args;  // the keys validate names live under text_config: say so
+    for (Arg& a : args)
+      if (auto* k = std::get_if<std::string>(&a.value); k && (a.name == "key" || a.name == "kv_key" || a.name == "h_key"))
+        *k = "text_config." + *k;
+    throw UsageError(e.msg.key, std::move(args));
+  }
   return m;
 }
 

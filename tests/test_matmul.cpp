@@ -288,13 +288,21 @@ TEST_CASE("JSON numbers are fmt's shortest round-trip form", "[render]") {
 }
 
 TEST_CASE("a JSON write that fails is reported", "[render]") {
-  std::FILE* full = std::fopen("/dev/full", "wb");
-  if (full == nullptr) return;  // not on this system
-  Recorder r("demo", Lang::En);
-  r.step("s", "title", "text");
-  r.tensor("x", Tensor({1000}), "m");
-  CHECK_FALSE(write_trace_json(r.finish(), full));
-  std::fclose(full);
+  ThreadsGuard guard;
+  // 300,000 numbers are five blocks: at 2 threads three rounds, two of them written by the
+  // writer thread while the next round is formatted
+  for (std::size_t n : {1000u, 300000u})
+    for (std::size_t threads : {1u, 2u}) {
+      set_threads(threads);
+      std::FILE* full = std::fopen("/dev/full", "wb");
+      if (full == nullptr) return;  // not on this system
+      Recorder r("demo", Lang::En);
+      r.step("s", "title", "text");
+      r.tensor("x", Tensor({n}), "m");
+      INFO("n=" << n << " threads=" << threads);
+      CHECK_FALSE(write_trace_json(r.finish(), full));
+      std::fclose(full);
+    }
 }
 
 TEST_CASE("lesson --json streams the same bytes to a file and to stdout, with any thread count", "[cli]") {

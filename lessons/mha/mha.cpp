@@ -1,6 +1,8 @@
 // Lesson `mha`: section 1 of the chapter — multi-head attention, step by step.
 //   X -> fused Q, K, V -> split into h heads -> per-head attention -> concat -> W_O
 // Legend: T tokens, D = d_model, H heads, Dh = d_k = D / H. Words: lessons/mha/LANG.cat.
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "attention.h"
@@ -63,44 +65,46 @@ Mha compute_real(const RealInput& in, std::size_t layer) {
   return m;
 }
 
-void step_input(LessonRecorder& r, const Mha& m, const std::vector<std::string>& tokens, bool real = false) {
+// The steps move each tensor into the trace when they record it (a 768/12/1024 run holds one
+// copy of its numbers, not two) and read it back from there.
+void step_input(LessonRecorder& r, Mha& m, const std::vector<std::string>& tokens, bool real = false) {
   if (real) r.step("input_real");
   else r.step("input", {{"placeholders", tokens.size() > 8}});
-  r.tensor("X", m.X, {.rows = tokens});
+  r.tensor("X", std::move(m.X), {.rows = tokens});
 }
 
-void step_project(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens) {
+void step_project(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens) {
   r.step("project", {{"d_model", d.D}, {"d_k", d.Dk}});
-  r.tensor("W_Q", m.W_Q);
-  r.tensor("W_K", m.W_K);
-  r.tensor("W_V", m.W_V);
+  r.tensor("W_Q", std::move(m.W_Q));
+  r.tensor("W_K", std::move(m.W_K));
+  r.tensor("W_V", std::move(m.W_V));
   Labels rows{.rows = tokens};
-  r.tensor("Q", m.p.Q, rows);  // (T, D)
-  r.tensor("K", m.p.K, rows);  // (T, D)
-  r.tensor("V", m.p.V, rows);  // (T, D)
+  r.tensor("Q", std::move(m.p.Q), rows);  // (T, D)
+  r.tensor("K", std::move(m.p.K), rows);  // (T, D)
+  r.tensor("V", std::move(m.p.V), rows);  // (T, D)
 }
 
-void step_split_heads(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens) {
+void step_split_heads(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens) {
   r.step("split_heads", {{"d_model", d.D}, {"heads", d.H}, {"d_k", d.Dk}});
-  r.tensor("Q_heads", m.p.Q_heads, {.rows = tokens});  // (H, T, Dk)
-  r.tensor("K_heads", m.p.K_heads, {.rows = tokens});  // (H, T, Dk)
-  r.tensor("V_heads", m.p.V_heads, {.rows = tokens});  // (H, T, Dk)
+  const Tensor& Q_heads = r.tensor("Q_heads", std::move(m.p.Q_heads), {.rows = tokens});  // (H, T, Dk)
+  r.tensor("K_heads", std::move(m.p.K_heads), {.rows = tokens});  // (H, T, Dk)
+  r.tensor("V_heads", std::move(m.p.V_heads), {.rows = tokens});  // (H, T, Dk)
   r.value("d_k", I(d.Dk));
-  r.tensor("W_Q_1", m.W_Q_1);
-  r.tensor("Q_1_direct", m.Q_1_direct, {.rows = tokens});
-  double diff = max_abs_diff(m.Q_1_direct, slice0(m.p.Q_heads, 0));
+  r.tensor("W_Q_1", std::move(m.W_Q_1));
+  const Tensor& Q_1_direct = r.tensor("Q_1_direct", std::move(m.Q_1_direct), {.rows = tokens});  // (T, Dk)
+  double diff = max_abs_diff(Q_1_direct, slice0(Q_heads, 0));
   r.value("head1_check", diff);
   r.note("split_heads.note", {{"diff", diff}});
 }
 
-void step_attention(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens,
+void step_attention(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens,
                     bool causal) {
   r.step("scores", {{"d_k", d.Dk}, {"T", d.T}});
   Labels square{.rows = tokens, .cols = tokens};
-  r.tensor("scores", m.p.scores, square, {{"causal", causal}});
+  r.tensor("scores", std::move(m.p.scores), square, {{"causal", causal}});
   square.heatmap = true;
   r.step("weights");
-  const Tensor& W = r.tensor("weights", m.p.weights, square);
+  const Tensor& W = r.tensor("weights", std::move(m.p.weights), square);
   r.value("max_row_sum_error", max_row_sum_error(W));
   if (d.H > 1) r.value("head_difference", max_abs_diff(slice0(W, 0), slice0(W, 1)));
   std::size_t last = d.T - 1, listed = std::min<std::size_t>(d.H, 8);
@@ -111,18 +115,18 @@ void step_attention(LessonRecorder& r, const HeadDims& d, const Mha& m, const st
   if (listed < d.H) r.note("weights.note_more", {{"from", listed + 1}, {"to", d.H}});
 }
 
-void step_concat_output(LessonRecorder& r, const HeadDims& d, const Mha& m, const std::vector<std::string>& tokens) {
+void step_concat_output(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens) {
   r.step("heads");
-  r.tensor("heads", m.p.heads, {.rows = tokens});
+  r.tensor("heads", std::move(m.p.heads), {.rows = tokens});
 
   r.step("concat", {{"T", d.T}, {"d_k", d.Dk}, {"heads", d.H}, {"d_model", d.D}});
-  r.tensor("concat", m.p.concat, {.rows = tokens});
-  r.tensor("W_O", m.W_O);
-  r.tensor("output", m.p.output, {.rows = tokens});
+  r.tensor("concat", std::move(m.p.concat), {.rows = tokens});
+  r.tensor("W_O", std::move(m.W_O));
+  const Tensor& output = r.tensor("output", std::move(m.p.output), {.rows = tokens});  // (T, D)
 
   r.step("mix");
-  r.tensor("head_contributions", m.contributions, {.rows = tokens});
-  r.value("sum_check", max_abs_diff(m.contribution_sum, m.p.output));
+  r.tensor("head_contributions", std::move(m.contributions), {.rows = tokens});
+  r.value("sum_check", max_abs_diff(m.contribution_sum, output));
 }
 
 void step_params(LessonRecorder& r, const HeadDims& d) {

@@ -4,6 +4,7 @@
 // Legend: D = d_model, F = SwiGLU hidden width (⌊8D/3⌋ by default), 4D = the standard FFN's width.
 // Words: lessons/swiglu/LANG.cat.
 #include <cmath>
+#include <utility>
 
 #include "ffn.h"
 #include "ffn_common/ffn_common.h"
@@ -54,20 +55,22 @@ void step_input(LessonRecorder& r, const Swiglu& s, std::size_t F, std::int64_t 
   r.value("hidden_width", I(F));
 }
 
-void step_gate_up(LessonRecorder& r, const Swiglu& s) {
+// The weights are moved into the trace (each is recorded once and read back from there), so a
+// 4096 × 11008 run holds one copy of its 2 GiB of weights, not two.
+void step_gate_up(LessonRecorder& r, Swiglu& s) {
   std::size_t D = s.W_gate.dim(0), F = s.W_gate.dim(1);
   r.step("gate", {{"d_model", D}, {"hidden", F}});
-  r.tensor("W_gate", s.W_gate);                // (D, F)
+  r.tensor("W_gate", std::move(s.W_gate));     // (D, F)
   r.tensor("gate_pre", s.p.gate_pre);          // (F)
   r.tensor("gate_fraction", s.gate_fraction);  // (F)
   r.tensor("gate", s.p.gate);                  // (F)
 
   r.step("up");
-  r.tensor("W_up", s.W_up);  // (D, F)
+  r.tensor("W_up", std::move(s.W_up));  // (D, F)
   r.tensor("up", s.p.up);    // (F)
 }
 
-void step_hidden(LessonRecorder& r, const Swiglu& s) {
+void step_hidden(LessonRecorder& r, Swiglu& s) {
   const SwigluPass& p = s.p;
   std::size_t F = p.hidden.numel();
   r.step("hidden");
@@ -111,16 +114,16 @@ void step_hidden(LessonRecorder& r, const Swiglu& s) {
   r.note("hidden.note_training", {{"max_abs_gate", abs_gate.data[widest]}});
 
   r.step("down", {{"hidden", F}, {"d_model", s.W_down.dim(1)}});
-  r.tensor("W_down", s.W_down);  // (F, D)
+  r.tensor("W_down", std::move(s.W_down));  // (F, D)
   r.tensor("y", p.y);            // (D)
 }
 
 // The standard FFN of section 3 (no biases, as in section 4's formula) on the same x.
-void step_compare(LessonRecorder& r, const Swiglu& s) {
+void step_compare(LessonRecorder& r, Swiglu& s) {
   std::size_t D = s.x.numel(), F4 = 4 * D, F = s.p.hidden.numel();
   r.step("compare", {{"d_ff", F4}});
-  r.tensor("ffn_W_1", s.ffn_W_1);  // (D, 4D)
-  r.tensor("ffn_W_2", s.ffn_W_2);  // (4D, D)
+  r.tensor("ffn_W_1", std::move(s.ffn_W_1));  // (D, 4D)
+  r.tensor("ffn_W_2", std::move(s.ffn_W_2));  // (4D, D)
   r.tensor("ffn_h", s.f.h);        // (4D)
   r.tensor("ffn_y", s.f.y);        // (D)
   std::size_t passing = count_above(s.f.z, 0.0), positive_gates = count_above(s.p.gate_pre, 0.0);

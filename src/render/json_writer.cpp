@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <fmt/compile.h>
@@ -39,6 +41,7 @@ class Sink {
     if (buf_.size() >= kFlushAt) flush();
   }
   void write(const std::string& s) { write(s.data(), s.size()); }
+  bool to_file() const { return file_ != nullptr; }
 
   // Flushes everything; false if any write failed.
   bool finish() {
@@ -154,15 +157,12 @@ std::string head_json(const Trace& trace) {
 }
 
 // Room per number in a block buffer: the longest number fmt writes for a double
-// ("-2.2250738585072014e-308", 24) plus a comma, and slack for write_double's 16-byte memset.
+// ("-2.2250738585072014e-308", 24) plus a comma, and slack for write_double's fixed-size copies
+// (it may touch up to 34 bytes from where a number starts).
 constexpr std::size_t kMaxNumberChars = 48;
 // Numbers per block: each thread formats one block into its own buffer per round.
 constexpr std::size_t kBlock = std::size_t{1} << 16;
 
-// A finite double as fmt's "{}" writes it: the shortest digits that read back as the same double
-// (Dragonbox, from fmt), fixed notation for decimal exponents -4 … 15, else d.ddde±XX. fmt's own
-// write spends as long laying the digits out as finding them; this lays them out directly.
-// tests/test_matmul.cpp checks it against fmt::format("{}") on random bit patterns.
 #if FMT_VERSION >= 90000 && FMT_VERSION < 120000
 constexpr char kPairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -181,53 +181,55 @@ int count_digits(std::uint64_t v) {  // v >= 1
   return t + 1 - (v < kPow10[t] ? 1 : 0);
 }
 
-// The decimal digits of v written backwards so that the last one is at end[-1].
-void write_digits(std::uint64_t v, char* end) {
-  // whole blocks of 8 digits first: their four pairs do not wait on one another
-  for (int block = 0; block < 2 && v >= 100000000; ++block) {
-    std::uint64_t q = v / 100000000;
-    auto r = static_cast<std::uint32_t>(v - q * 100000000);
-    std::uint32_t hi = r / 10000, lo = r % 10000;
-    end -= 8;
-    std::memcpy(end, kPairs + 2 * (hi / 100), 2);
-    std::memcpy(end + 2, kPairs + 2 * (hi % 100), 2);
-    std::memcpy(end + 4, kPairs + 2 * (lo / 100), 2);
-    std::memcpy(end + 6, kPairs + 2 * (lo % 100), 2);
-    v = q;
-  }
-  auto top = static_cast<std::uint32_t>(v);  // the leading 1 to 8 digits
-  while (top >= 100) {
-    end -= 2;
-    std::memcpy(end, kPairs + 2 * (top % 100), 2);
-    top /= 100;
-  }
-  if (top >= 10) std::memcpy(end - 2, kPairs + 2 * top, 2);
-  else end[-1] = static_cast<char>('0' + top);
+// Eight decimal digits of v < 10^8 (leading zeros included) at d[0…7].
+inline void write8(std::uint32_t v, char* d) {
+  std::uint32_t hi = v / 10000, lo = v % 10000;
+  std::memcpy(d, kPairs + 2 * (hi / 100), 2);
+  std::memcpy(d + 2, kPairs + 2 * (hi % 100), 2);
+  std::memcpy(d + 4, kPairs + 2 * (lo / 100), 2);
+  std::memcpy(d + 6, kPairs + 2 * (lo % 100), 2);
+}
+
+// The 17 decimal digits of v < 10^17 (leading zeros included) at d[0…16]: a fixed amount of
+// work whatever v is (Dragonbox's digits of a double are never more than 17).
+inline void write17(std::uint64_t v, char* d) {
+  std::uint64_t hi = v / 100000000;
+  auto lo = static_cast<std::uint32_t>(v - hi * 100000000);
+  auto top = static_cast<std::uint32_t>(hi / 100000000);
+  auto mid = static_cast<std::uint32_t>(hi - std::uint64_t{top} * 100000000);
+  d[0] = static_cast<char>('0' + top);
+  write8(mid, d + 1);
+  write8(lo, d + 9);
 }
 
 // A finite double as fmt's "{}" writes it: the shortest digits that read back as the same double
 // (Dragonbox, from fmt), fixed notation for decimal exponents -4 … 15, else d.ddde±XX. fmt's own
-// write spends as long laying the digits out as finding them; this writes them in place.
+// write spends as long laying the digits out as finding them; this writes all 17 digit places at
+// once and moves them with fixed-size copies (the bytes past the number's end are scratch that
+// the next number overwrites; the block buffer has room for them), so that random numbers of
+// varying length and sign cost few mispredicted branches.
 // tests/test_matmul.cpp checks it against fmt::format("{}") on random bit patterns.
 char* write_double(char* out, double x) {
-  if (std::signbit(x)) {
-    *out++ = '-';
-    x = -x;
-  }
+  *out = '-';
+  out += std::signbit(x) ? 1 : 0;
+  x = std::fabs(x);
   if (x == 0.0) {
-    *out++ = '0';
-    return out;
+    *out = '0';
+    return out + 1;
   }
   auto dec = fmt::detail::dragonbox::to_decimal(x);
   std::uint64_t sig = dec.significand;
   int n = count_digits(sig);
   int exp10 = dec.exponent;        // value = sig · 10^exp10
   int output_exp = exp10 + n - 1;  // the exponent of the first digit
-  if (output_exp < -4 || output_exp >= 16) {  // d.ddde±XX: digits at out+1…, the first moved left
-    write_digits(sig, out + 1 + n);
-    out[0] = out[1];
+  char digits[48];
+  write17(sig, digits);
+  const char* d = digits + 17 - n;  // the n significant digits, then slack
+  if (output_exp < -4 || output_exp >= 16) {  // d.ddde±XX
+    out[0] = d[0];
     if (n > 1) {
       out[1] = '.';
+      std::memcpy(out + 2, d + 1, 16);
       out += n + 1;
     } else {
       out += 1;
@@ -244,22 +246,21 @@ char* write_double(char* out, double x) {
     return out + 2;
   }
   if (exp10 >= 0) {  // 1234e2 -> 123400 (n + exp10 <= 16)
-    write_digits(sig, out + n);
-    out += n;
-    std::memset(out, '0', 16);
-    return out + exp10;
+    std::memcpy(out, d, 17);
+    std::memset(out + n, '0', 16);
+    return out + n + exp10;
   }
   int point = n + exp10;  // digits before the point
-  if (point > 0) {        // 1234e-2 -> 12.34: digits at out+1…, the integer part moved left
-    write_digits(sig, out + 1 + n);
-    for (int i = 0; i < point; ++i) out[i] = out[i + 1];
+  if (point > 0) {        // 1234e-2 -> 12.34
+    std::memcpy(out, d, 16);
+    std::memcpy(out + point + 1, d + point, 16);
     out[point] = '.';
     return out + n + 1;
   }
   // 1234e-6 -> 0.001234 (output_exp >= -4, so at most 3 zeros after the point)
   std::memcpy(out, "0.000", 5);
   out += 2 - point;
-  write_digits(sig, out + n);
+  std::memcpy(out, d, 17);
   return out + n;
 }
 #else
@@ -281,31 +282,66 @@ char* format_numbers(const double* data, std::size_t b, std::size_t e, char* out
   return out;
 }
 
-// The tensor's data, block by block; up to thread_count() blocks formatted at once.
-void write_numbers(Sink& sink, const std::vector<double>& data, std::vector<std::vector<char>>& bufs) {
+// Two sets of block buffers: one round of blocks is formatted into one set while the other set,
+// the round before, is being written.
+struct NumberBuffers {
+  std::vector<std::vector<char>> set[2];
+  std::vector<char*> ends[2];
+};
+
+// The tensor's data, block by block; up to thread_count() blocks formatted at once, and while a
+// round is formatted the previous one is written by a thread of its own (writing a file is the
+// kernel copying the bytes, which would otherwise leave the formatting threads waiting).
+void write_numbers(Sink& sink, const std::vector<double>& data, NumberBuffers& bufs) {
   std::size_t n = data.size();
   std::size_t blocks = (n + kBlock - 1) / kBlock;
   std::size_t per_round = std::max<std::size_t>(1, std::min(thread_count(), blocks));
-  if (bufs.size() < per_round) bufs.resize(per_round);
-  std::vector<char*> ends(per_round);
-  for (std::size_t b0 = 0; b0 < blocks; b0 += per_round) {
+  for (int s = 0; s < 2; ++s) {
+    if (bufs.set[s].size() < per_round) bufs.set[s].resize(per_round);
+    bufs.ends[s].assign(per_round, nullptr);
+  }
+  struct Writer {  // joined on every way out, an exception included
+    std::thread thread;
+    void join() {
+      if (thread.joinable()) thread.join();
+    }
+    ~Writer() { join(); }
+  } writer;
+  auto write_round = [&sink, &bufs](int which, std::size_t round) {
+    for (std::size_t r = 0; r < round; ++r)
+      sink.write(bufs.set[which][r].data(), static_cast<std::size_t>(bufs.ends[which][r] - bufs.set[which][r].data()));
+  };
+  int s = 0;
+  for (std::size_t b0 = 0; b0 < blocks; b0 += per_round, s = 1 - s) {
     std::size_t round = std::min(per_round, blocks - b0);
+    // set s was last written two rounds ago; that writer was joined before the last one started
     parallel_for(round, 1, [&](std::size_t r0, std::size_t r1) {
       for (std::size_t r = r0; r < r1; ++r) {
         std::size_t first = (b0 + r) * kBlock, last = std::min(n, first + kBlock);
-        std::vector<char>& buf = bufs[r];
+        std::vector<char>& buf = bufs.set[s][r];
         if (buf.size() < (last - first) * kMaxNumberChars) buf.resize((last - first) * kMaxNumberChars);
-        ends[r] = format_numbers(data.data(), first, last, buf.data());
+        bufs.ends[s][r] = format_numbers(data.data(), first, last, buf.data());
       }
     });
-    for (std::size_t r = 0; r < round; ++r) sink.write(bufs[r].data(), static_cast<std::size_t>(ends[r] - bufs[r].data()));
+    writer.join();  // the round before is written: the sink is ours again
+    bool last_round = b0 + round >= blocks;
+    if (last_round || thread_count() <= 1 || !sink.to_file()) {
+      write_round(s, round);
+      continue;
+    }
+    try {
+      writer.thread = std::thread(write_round, s, round);
+    } catch (const std::system_error&) {
+      write_round(s, round);  // no thread to be had: write it here
+    }
   }
+  writer.join();
 }
 
 void write_trace(const Trace& trace, Sink& sink) {
   sink.write(head_json(trace));
   sink.write(",\"tensors\":{", 12);
-  std::vector<std::vector<char>> bufs;  // reused by every tensor
+  NumberBuffers bufs;  // reused by every tensor
   for (std::size_t i = 0; i < trace.tensor_order.size(); ++i) {
     const std::string& name = trace.tensor_order[i];
     const TraceTensor& tt = trace.at(name);

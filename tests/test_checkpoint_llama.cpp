@@ -1,0 +1,177 @@
+// Llama-family checkpoints (llama, mistral, qwen2): the forward against the golden PyTorch forward
+// (tests/golden/gen_llama_forward.py), RMSNorm and rotate-half RoPE by hand, config and tensor
+// checks that refuse a bad checkpoint with one named error.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <numbers>
+
+#include <nlohmann/json.hpp>
+
+#include "checkpoint_files.h"
+#include "llama.h"
+#include "rmsnorm.h"
+#include "rope_half.h"
+#include "usage_error.h"
+
+using namespace attn;
+using namespace ckpt_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+double max_diff(const Tensor& t, const nlohmann::json& j) {
+  std::vector<double> flat;
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& x) {
+    if (x.is_array())
+      for (const auto& y : x) walk(y);
+    else
+      flat.push_back(x.get<double>());
+  };
+  walk(j);
+  REQUIRE(flat.size() == t.numel());
+  double m = 0;
+  for (std::size_t i = 0; i < flat.size(); ++i) m = std::max(m, std::fabs(flat[i] - t.data[i]));
+  return m;
+}
+
+nlohmann::json golden(const char* name) {
+  std::ifstream in(std::string(ATTNLAB_TEST_DIR) + "/golden/checkpoint_llama.json");
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in)[name];
+}
+
+// A copy of a fixture whose config.json has `patch` merged in (null removes a key).
+std::string with_config(const TempDir& d, const char* fix, const nlohmann::json& patch) {
+  fs::copy_file(fixture(std::string(fix) + "/model.safetensors"), d.path + "/model.safetensors");
+  std::ifstream in(fixture(std::string(fix) + "/config.json"));
+  nlohmann::json c = nlohmann::json::parse(in);
+  c.merge_patch(patch);
+  std::ofstream(d.path + "/config.json") << c.dump();
+  return d.path;
+}
+
+std::string load_error(const std::string& folder) {
+  return usage_error([&] { LlamaModel m(folder); });
+}
+
+}  // namespace
+
+TEST_CASE("Llama and Qwen2 forwards match the PyTorch golden to 1e-9", "[checkpoint][llama][golden]") {
+  for (const char* name : {"tiny-llama", "tiny-qwen2"}) {
+    INFO(name);
+    nlohmann::json g = golden(name);
+    std::vector<std::int64_t> ids = g["token_ids"].get<std::vector<std::int64_t>>();
+    LlamaModel m(fixture(name));
+    CHECK(max_diff(m.inv_freq(), g["inv_freq"]) < 1e-15);
+    LlamaRun r = llama_forward(m, ids, true);
+    REQUIRE(r.residuals.size() == g["residuals"].size());
+    REQUIRE(r.attention.size() == g["attention"].size());
+    for (std::size_t i = 0; i < r.residuals.size(); ++i) CHECK(max_diff(r.residuals[i], g["residuals"][i]) < 1e-9);
+    for (std::size_t i = 0; i < r.attention.size(); ++i) CHECK(max_diff(r.attention[i], g["attention"][i]) < 1e-9);
+    CHECK(r.logits.shape == Shape{ids.size(), m.config().vocab});
+    CHECK(max_diff(r.logits, g["logits"]) < 1e-9);
+  }
+}
+
+TEST_CASE("the tiny Llama reads GQA, head_dim and llama3 rope scaling from its config", "[checkpoint][llama]") {
+  LlamaModel m(fixture("tiny-llama"));
+  CHECK(m.config().n_h == 4);
+  CHECK(m.config().n_g == 2);
+  CHECK(m.config().d_h == 4);
+  CHECK(m.config().d == 12);
+  CHECK(m.settings().rope_type == "llama3");
+  CHECK(m.settings().rms_eps == 1e-5);
+  CHECK(m.max_tokens() == 64);
+  // θ_0 = 1 has wavelength 2π, between 16/4 and 16/1: blended, s = (16/2π − 1)/3.
+  double s = (16.0 / (2 * std::numbers::pi) - 1.0) / 3.0;
+  CHECK(m.inv_freq().data[0] == Approx((1 - s) / 8 + s).epsilon(1e-14));
+  CHECK(m.inv_freq().data[1] == Approx(0.01 / 8).epsilon(1e-14));  // 10000^(−1/2), wavelength 628 > 16: divided by 8
+  LlamaModel q(fixture("tiny-qwen2"));
+  CHECK(q.config().qkv_bias);
+  CHECK_FALSE(q.config().o_bias);
+  CHECK(q.config().tied_embeddings);
+  CHECK(q.settings().rope_type.empty());
+}
+
+TEST_CASE("one Llama layer's pass equals the same layer inside the full forward", "[checkpoint][llama]") {
+  nlohmann::json g = golden("tiny-llama");
+  std::vector<std::int64_t> ids = g["token_ids"].get<std::vector<std::int64_t>>();
+  LlamaModel m(fixture("tiny-llama"));
+  LlamaLayerWeights w;
+  LlamaLayerPass p = llama_layer_pass(m, ids, 2, &w);
+  CHECK(max_diff(p.x_in, g["residuals"][2]) < 1e-9);
+  CHECK(max_diff(p.attn.weights, g["attention"][2]) < 1e-9);
+  CHECK(max_diff(p.x_out, g["residuals"][3]) < 1e-9);
+  CHECK(w.W_Q.shape == Shape{12, 16});
+  CHECK(w.W_K.shape == Shape{12, 8});
+  CHECK(w.W_O.shape == Shape{16, 12});
+  CHECK(p.K_rot.shape == Shape{2, ids.size(), 4});
+  // heads 0 and 1 read KV head 0: the same rotated keys
+  CHECK(max_diff(slice0(p.attn.K_expanded, 1), nlohmann::json(slice0(p.K_rot, 0).data)) == 0.0);
+  CHECK(p.attn.weights(0, 0, 1) == 0.0);  // causal
+  // position 0 is not rotated
+  for (std::size_t c = 0; c < 4; ++c) CHECK(p.Q_rot(3, 0, c) == p.attn.Q_heads(3, 0, c));
+}
+
+TEST_CASE("RMSNorm and rotate-half RoPE by hand", "[checkpoint][llama]") {
+  // x = [3, 4]: mean of squares 12.5, rstd 1/sqrt(12.5 + 0.5) = 1/sqrt(13)
+  RmsNormPass p = rmsnorm(Tensor({1, 2}, {3, 4}), Tensor({2}, {1, 2}), 0.5);
+  CHECK(p.out(0, 0) == Approx(3 / std::sqrt(13.0)));
+  CHECK(p.out(0, 1) == Approx(8 / std::sqrt(13.0)));
+  // head width 4: x_0 pairs with x_2, x_1 with x_3. Position 1, θ = [1, 1/100].
+  Tensor x({1, 2, 4}, {1, 2, 3, 4, 1, 2, 3, 4});
+  Tensor inv = rope_inv_freq(4, 10000.0);
+  CHECK(inv.data == std::vector<double>{1.0, 0.01});
+  Tensor y = apply_rope_half(x, inv);
+  CHECK(y(0, 0, 0) == 1.0);  // position 0 unchanged
+  CHECK(y(0, 1, 0) == Approx(std::cos(1.0) - 3 * std::sin(1.0)));
+  CHECK(y(0, 1, 2) == Approx(3 * std::cos(1.0) + std::sin(1.0)));
+  CHECK(y(0, 1, 1) == Approx(2 * std::cos(0.01) - 4 * std::sin(0.01)));
+  CHECK(y(0, 1, 3) == Approx(4 * std::cos(0.01) + 2 * std::sin(0.01)));
+  CHECK(rope_scale_linear(inv, 4).data == std::vector<double>{0.25, 0.0025});
+}
+
+TEST_CASE("a bad Llama checkpoint is refused by name", "[checkpoint][llama]") {
+  {
+    TempDir d("llama_rope");
+    std::string f = with_config(d, "tiny-llama", {{"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4.0}}}});
+    CHECK(load_error(f) == "llama.err.rope_scaling file=" + f + "/config.json type=yarn");
+  }
+  {
+    TempDir d("llama_type");
+    std::string f = with_config(d, "tiny-llama", {{"model_type", "gemma2"}});
+    CHECK(load_error(f) == "llama.err.arch file=" + f + "/config.json type=gemma2");
+  }
+  {
+    TempDir d("llama_act");
+    std::string f = with_config(d, "tiny-llama", {{"hidden_act", "gelu"}});
+    CHECK(load_error(f) == "checkpoint.err.config_value file=" + f + "/config.json key=hidden_act");
+  }
+  {
+    TempDir d("llama_eps");
+    std::string f = with_config(d, "tiny-llama", {{"rms_norm_eps", -1}});
+    CHECK(load_error(f) == "checkpoint.err.config_value file=" + f + "/config.json key=rms_norm_eps");
+  }
+  {
+    // the config says 4 KV heads, the file holds 2: k_proj's shape disagrees
+    TempDir d("llama_kv");
+    std::string f = with_config(d, "tiny-llama", {{"num_key_value_heads", 4}});
+    CHECK(load_error(f) == "checkpoint.err.shape file=" + f + "/model.safetensors tensor=model.layers.0.self_attn.k_proj.weight shape=[8, 12] expected=[16, 12]");
+  }
+  {
+    // untied but the file has no lm_head (the Qwen2 fixture is tied)
+    TempDir d("llama_head");
+    std::string f = with_config(d, "tiny-qwen2", {{"tie_word_embeddings", false}});
+    CHECK(load_error(f).rfind("checkpoint.err.missing file=", 0) == 0);
+    CHECK(load_error(f).find("tensor=lm_head.weight") != std::string::npos);
+  }
+  {
+    TempDir d("llama_scaling_bad");
+    std::string f = with_config(d, "tiny-llama", {{"rope_scaling", {{"low_freq_factor", 8.0}}}});
+    CHECK(load_error(f) == "checkpoint.err.config_value file=" + f + "/config.json key=rope_scaling");
+  }
+}

@@ -3,6 +3,7 @@
 // checks that refuse a bad checkpoint with one named error.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "llama.h"
 #include "rmsnorm.h"
 #include "rope_half.h"
+#include "run_cli.h"
 #include "usage_error.h"
 
 using namespace attn;
@@ -173,5 +175,90 @@ TEST_CASE("a bad Llama checkpoint is refused by name", "[checkpoint][llama]") {
     TempDir d("llama_scaling_bad");
     std::string f = with_config(d, "tiny-llama", {{"rope_scaling", {{"low_freq_factor", 8.0}}}});
     CHECK(load_error(f) == "checkpoint.err.config_value file=" + f + "/config.json key=rope_scaling");
+  }
+}
+
+TEST_CASE("heads, lesson mha and lesson gqa run on a Llama-family checkpoint", "[checkpoint][llama][cli]") {
+  std::string w = fixture("tiny-llama"), q = fixture("tiny-qwen2");
+  CliResult h = run_cli("heads --weights '" + w + "' --token-ids 1,7,30,7,12,47,0,30,7,12,5 --json");
+  REQUIRE(h.code == 0);
+  nlohmann::json j = nlohmann::json::parse(h.out);
+  CHECK(j["model_type"] == "llama");
+  CHECK(j["kv_heads"] == 2);
+  CHECK(j["scores"]["previous"].size() == 3);
+  CHECK(j["scores"]["previous"][0].size() == 4);
+  // layer 2 head 1's previous-token score is the golden attention's
+  nlohmann::json g = golden("tiny-llama");
+  double prev = 0;
+  std::size_t T = g["token_ids"].size();
+  for (std::size_t i = 1; i < T; ++i) prev += g["attention"][2][1][i][i - 1].get<double>();
+  CHECK(std::fabs(j["scores"]["previous"][2][1].get<double>() - prev / static_cast<double>(T - 1)) < 1e-12);
+  CHECK(!j["scores"]["induction"].is_null());
+
+  // lesson mha: the real layer's weights (rotated scores), in English and Chinese
+  CliResult m = run_cli("lesson mha --weights '" + q + "' --layer 1 --token-ids 3,39,11,3,39,20,8,0,15 --json -");
+  REQUIRE(m.code == 0);
+  nlohmann::json mt = nlohmann::json::parse(m.out);
+  std::string dump = mt.dump();
+  CHECK(dump.find("\"rope\"") != std::string::npos);
+  CliResult mz = run_cli("lesson mha --weights '" + q + "' --layer 1 --token-ids 3,39,11 --lang zh");
+  CHECK(mz.code == 0);
+  CHECK(mz.out.find("按位置旋转每个头的查询和键") != std::string::npos);
+
+  // lesson gqa: the real group map, the equivalence with copied weights, the model's cache
+  CliResult k = run_cli("lesson gqa --weights '" + w + "' --layer 2 --token-ids 1,7,30,7,12,47,0,30,7,12,5 --lang en");
+  REQUIRE(k.code == 0);
+  CHECK(k.err.empty());
+  CHECK(k.out.find("4 query heads share 2 key/value heads") != std::string::npos);
+  CHECK(k.out.find("max |GQA − MHA on copied weights|       = 0") != std::string::npos);
+  CHECK(k.out.find("numbers cached per token, all layers = 48") != std::string::npos);  // 3 layers · 2 · 2 · 4
+  CliResult kz = run_cli("lesson gqa --weights '" + q + "' --layer 0 --token-ids 3,39,11 --lang zh");
+  CHECK(kz.code == 0);
+  CHECK(kz.out.find("查询头共享 2 个键值头：每组 3 个查询头") != std::string::npos);
+}
+
+TEST_CASE("the gqa lesson's weights on a real layer are the forward's", "[checkpoint][llama][cli]") {
+  std::string w = fixture("tiny-llama");
+  nlohmann::json g = golden("tiny-llama");
+  std::string ids;
+  for (auto id : g["token_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  CliResult k = run_cli("lesson gqa --weights '" + w + "' --layer 1 --token-ids " + ids + " --json -");
+  REQUIRE(k.code == 0);
+  nlohmann::json t = nlohmann::json::parse(k.out);
+  REQUIRE(t["tensors"].contains("weights"));
+  double m = 0;
+  const auto& data = t["tensors"]["weights"]["data"];
+  std::size_t T = g["token_ids"].size();
+  REQUIRE(data.size() == 4 * T * T);
+  for (std::size_t h = 0; h < 4; ++h)
+    for (std::size_t i = 0; i < T; ++i)
+      for (std::size_t j2 = 0; j2 < T; ++j2)
+        m = std::max(m, std::fabs(data[(h * T + i) * T + j2].get<double>() - g["attention"][1][h][i][j2].get<double>()));
+  CHECK(m < 1e-9);
+}
+
+TEST_CASE("lesson gqa --weights refuses bad input in one line", "[checkpoint][llama][cli][bad_input]") {
+  std::string w = fixture("tiny-llama");
+  struct Case {
+    std::string args, needle;
+  };
+  std::vector<Case> cases = {
+      {"lesson gqa --weights '" + fixture("tiny-gpt2") + "' --token-ids 1,2", "lesson mha --weights"},
+      {"lesson gqa --weights '" + w + "' --token-ids 1,2 --kv-heads 1", "--kv-heads"},
+      {"lesson gqa --weights '" + w + "' --token-ids 1,2 --layer 3", "--layer"},
+      {"lesson gqa --weights '" + w + "' --token-ids 1,48", "48"},
+      {"lesson gqa --weights '" + w + "' --text hello", "--token-ids"},
+      {"lesson gqa --layer 1", "--weights"},
+      {"lesson gqa --token-ids 1,2", "--weights"},
+      {"lesson mqa --weights '" + w + "' --token-ids 1,2", "--weights"},
+      {"lesson mha --weights '" + w + "' --token-ids 1,2 --layer -1", "--layer"},
+  };
+  for (const Case& c : cases) {
+    CliResult r = run_cli(c.args + " --lang en");
+    INFO(c.args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(c.needle) != std::string::npos);
   }
 }

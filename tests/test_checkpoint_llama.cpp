@@ -262,3 +262,43 @@ TEST_CASE("lesson gqa --weights refuses bad input in one line", "[checkpoint][ll
     CHECK(r.err.find(c.needle) != std::string::npos);
   }
 }
+
+TEST_CASE("params --weights counts a checkpoint's tensors from its headers beside the formula", "[checkpoint][llama][cli][params]") {
+  // tiny-llama by hand: V·D = 48·12 = 576; attention per layer q 16·12 + k 8·12 + v 8·12 + o 12·16 = 576, × 3;
+  // MLP 3·20·12 = 720, × 3; norms 2·12, × 3; head: model.norm 12 + lm_head 48·12 = 588.
+  CliResult r = run_cli("params --weights '" + fixture("tiny-llama") + "' --json");
+  REQUIRE(r.code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["groups"]["embeddings"]["files"] == 576);
+  CHECK(j["groups"]["attention"]["files"] == 1728);
+  CHECK(j["groups"]["attention"]["tensors"] == 12);
+  CHECK(j["groups"]["mlp"]["files"] == 2160);
+  CHECK(j["groups"]["norms"]["files"] == 72);
+  CHECK(j["groups"]["head"]["files"] == 588);
+  CHECK(j["total"]["files"] == 5124);
+  CHECK(j["total"]["formula"] == 5124);
+  CHECK(j["agree"] == true);
+  CHECK(j["dtypes"]["F32"]["bytes"] == 5124 * 4);
+  // Qwen2: q/k/v biases counted in attention (6·4 + 2·(2·4) per layer = 40), BF16 two bytes each, tied head
+  nlohmann::json q = nlohmann::json::parse(run_cli("params --weights '" + fixture("tiny-qwen2") + "' --json").out);
+  CHECK(q["groups"]["attention"]["files"] == 2 * (24 * 24 + 2 * 8 * 24 + 24 * 24 + 40));
+  CHECK(q["groups"]["head"]["files"] == 24);
+  CHECK(q["dtypes"]["BF16"]["bytes"] == 2 * q["total"]["files"].get<int>());
+  CHECK(q["agree"] == true);
+  // GPT-2, sharded, with the old causal-mask buffer: the buffer is not a parameter
+  nlohmann::json g = nlohmann::json::parse(run_cli("params --weights '" + fixture("tiny-gpt2-sharded") + "' --json").out);
+  CHECK(g["buffers"] == nlohmann::json::array({"h.0.attn.bias"}));
+  CHECK(g["agree"] == true);
+  CHECK(g["total"]["files"] == 8128);
+  // a config that disagrees with the files: the MLP row and the total differ, and the text says so
+  TempDir d("census_mlp");
+  std::string f = with_config(d, "tiny-llama", {{"intermediate_size", 24}});
+  CliResult bad = run_cli("params --weights '" + f + "' --lang en");
+  CHECK(bad.code == 0);
+  CHECK(bad.out.find("MLP                        9         2,160             2,592  NO") != std::string::npos);
+  CHECK(bad.out.find("The files and the formula differ") != std::string::npos);
+  CHECK(run_cli("params --weights '" + fixture("tiny-llama") + "' --lang zh").out.find("文件与公式一致：5,124 个参数。") != std::string::npos);
+  CliResult both = run_cli("params --weights '" + fixture("tiny-llama") + "' --model gpt2 --lang en");
+  CHECK(both.code == 2);
+  CHECK(both.err.find("--weights") != std::string::npos);
+}

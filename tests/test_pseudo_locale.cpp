@@ -247,8 +247,9 @@ TEST_CASE("pseudo-locale: Llama-family checkpoints in heads, lesson mha and less
   for (const std::string& args : std::vector<std::string>
        {"heads --weights " + w + " --token-ids 1,2,3,4", "lesson mha --weights " + q + " --layer 1 --token-ids 1,2,3",
         "lesson gqa --weights " + w + " --layer 2 --token-ids 1,2,3", "lesson gqa --weights " + q + " --token-ids 1,2,3",
-        "lesson gqa --help",
+        "lesson gqa --help", "params --weights " + w, "params --weights " + dir + "tiny-gpt2-sharded", "params --help",
         // errors
+        "params --weights " + w + " --model gpt2",
         "lesson gqa --weights " + dir + "tiny-gpt2 --token-ids 1,2", "lesson gqa --layer 1",
         "lesson gqa --weights " + w + " --kv-heads 2 --token-ids 1,2"})
     check_no_leaks(args, allow);

@@ -302,3 +302,37 @@ TEST_CASE("params --weights counts a checkpoint's tensors from its headers besid
   CHECK(both.code == 2);
   CHECK(both.err.find("--weights") != std::string::npos);
 }
+
+TEST_CASE("lesson swiglu --weights runs the real layer's MLP on the last token", "[checkpoint][llama][cli]") {
+  std::string w = fixture("tiny-llama");
+  CliResult r = run_cli("lesson swiglu --weights '" + w + "' --layer 1 --token-ids 1,7,30,7,12 --json -");
+  REQUIRE(r.code == 0);
+  nlohmann::json t = nlohmann::json::parse(r.out);
+  CHECK(t["tensors"]["W_gate"]["shape"] == nlohmann::json::array({12, 20}));
+  CHECK(t["tensors"]["W_down"]["shape"] == nlohmann::json::array({20, 12}));
+  // y from the lesson's own SwiGLU equals the layer's MLP output in the forward
+  bool checked = false;
+  for (const auto& step : t["steps"])
+    if (step.contains("values") && step["values"].contains("mlp_check")) {
+      CHECK(step["values"]["mlp_check"].get<double>() < 1e-12);
+      checked = true;
+    }
+  CHECK(checked);
+  // and the residual after attention is the golden one's: x = RMSNorm(residual_mid) needs the forward, so check
+  // the whole layer instead: the lesson's x is the forward's post-attention norm of the last token
+  LlamaModel m(fixture("tiny-llama"));
+  LlamaLayerPass p = llama_layer_pass(m, {1, 7, 30, 7, 12}, 1);
+  std::vector<double> x = t["tensors"]["x"]["data"].get<std::vector<double>>();
+  REQUIRE(x.size() == 12);
+  for (std::size_t c = 0; c < 12; ++c) CHECK(x[c] == p.norm2.out(4, c));
+  CliResult zh = run_cli("lesson swiglu --weights '" + fixture("tiny-qwen2") + "' --token-ids 1,2 --lang zh");
+  CHECK(zh.code == 0);
+  CHECK(zh.out.find("以 (out, in) 存储") != std::string::npos);
+  for (const std::string& bad : std::vector<std::string>{"lesson swiglu --weights '" + fixture("tiny-gpt2") + "' --token-ids 1,2",
+                                 "lesson swiglu --weights '" + w + "' --token-ids 1,2 --d-ff 8", "lesson swiglu --layer 1"}) {
+    CliResult e = run_cli(bad + " --lang en");
+    INFO(bad << "\n" << e.err);
+    CHECK(e.code == 2);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
+}

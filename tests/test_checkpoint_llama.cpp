@@ -336,3 +336,25 @@ TEST_CASE("lesson swiglu --weights runs the real layer's MLP on the last token",
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("a Mistral sliding window caps the tokens, and a truncated Llama file is refused", "[checkpoint][llama][cli][bad_input]") {
+  TempDir d("mistral_window");
+  std::string f = with_config(d, "tiny-llama", {{"model_type", "mistral"}, {"sliding_window", 4}, {"rope_scaling", nullptr}});
+  LlamaModel m(f);
+  CHECK(m.max_tokens() == 4);  // attnlab does not mask by window, so a run holds at most the window
+  CHECK(m.settings().rope_type.empty());
+  CliResult r = run_cli("heads --weights '" + f + "' --token-ids 1,2,3,4,5 --lang en");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("at most 4") != std::string::npos);
+  CHECK(run_cli("heads --weights '" + f + "' --token-ids 1,2,3,4 --lang en").code == 0);
+
+  TempDir t("llama_truncated");
+  fs::copy_file(fixture("tiny-llama/config.json"), t.path + "/config.json");
+  std::string bytes = read_bytes(fixture("tiny-llama/model.safetensors"));
+  write_bytes(t.path + "/model.safetensors", bytes.substr(0, bytes.size() - 100));
+  CHECK(load_error(t.path).rfind("checkpoint.err.", 0) == 0);
+  CliResult e = run_cli("lesson gqa --weights '" + t.path + "' --token-ids 1,2 --lang en");
+  CHECK(e.code == 2);
+  CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  CHECK(e.err.find("model.safetensors") != std::string::npos);
+}

@@ -170,7 +170,37 @@ def forward(c, w, ids):
     return residuals, attn, logits, inv
 
 
+def write_llama32_shaped(folder, layers=2):
+    """A random BF16 checkpoint of Llama 3.2 1B's shapes (d 2048, 32 query heads sharing 8 KV heads, head_dim
+    64, F 8192, vocab 128256, tied head, llama3 rope_scaling) cut to `layers` layers, for timing and memory only:
+    /usr/bin/python3 tests/golden/gen_llama_forward.py --llama32-shaped /tmp/llama32-random"""
+    c = dict(LLAMA, vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=layers,
+             num_attention_heads=32, num_key_value_heads=8, head_dim=64, max_position_embeddings=131072,
+             rope_theta=500000.0, rms_norm_eps=1e-5, tie_word_embeddings=True, torch_dtype="bfloat16",
+             rope_scaling=dict(rope_type="llama3", factor=32.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                               original_max_position_embeddings=8192))
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        f.write(json.dumps(c, indent=2) + "\n")
+    rng = np.random.default_rng(0)
+    D, F, V, H, G, Dh = 2048, 8192, 128256, 32, 8, 64
+    shapes = [("model.embed_tokens.weight", (V, D))]
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        shapes += [(p + "input_layernorm.weight", (D,)), (p + "self_attn.q_proj.weight", (H * Dh, D)),
+                   (p + "self_attn.k_proj.weight", (G * Dh, D)), (p + "self_attn.v_proj.weight", (G * Dh, D)),
+                   (p + "self_attn.o_proj.weight", (D, H * Dh)), (p + "post_attention_layernorm.weight", (D,)),
+                   (p + "mlp.gate_proj.weight", (F, D)), (p + "mlp.up_proj.weight", (F, D)), (p + "mlp.down_proj.weight", (D, F))]
+    shapes.append(("model.norm.weight", (D,)))
+    tensors = [(n, rng.standard_normal(s, dtype=np.float32) * 0.02 + (1 if len(s) == 1 else 0)) for n, s in shapes]
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors, "BF16")
+
+
 def main():
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "--llama32-shaped":
+        write_llama32_shaped(sys.argv[2])
+        return
     golden = {"source": "tests/golden/gen_llama_forward.py (PyTorch float64 forward of the stored weights)"}
     for name, c, seed, dtype in (("tiny-llama", LLAMA, 2024, "F32"), ("tiny-qwen2", QWEN2, 7, "BF16")):
         w = make_weights(c, seed, dtype == "BF16")

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checkpoint_files.h"
+#include "gpt2.h"
 #include "llama.h"
 #include "rmsnorm.h"
 #include "rope_half.h"
@@ -357,4 +358,33 @@ TEST_CASE("a Mistral sliding window caps the tokens, and a truncated Llama file 
   CHECK(e.code == 2);
   CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   CHECK(e.err.find("model.safetensors") != std::string::npos);
+}
+
+TEST_CASE("lesson ffn --weights runs a GPT-2 layer's MLP on the last token", "[checkpoint][cli]") {
+  std::string w = fixture("tiny-gpt2");
+  CliResult r = run_cli("lesson ffn --weights '" + w + "' --layer 1 --token-ids 5,17,3,42 --json -");
+  REQUIRE(r.code == 0);
+  nlohmann::json t = nlohmann::json::parse(r.out);
+  CHECK(t["tensors"]["W_1"]["shape"] == nlohmann::json::array({16, 64}));
+  Gpt2Model m(w);
+  Gpt2LayerPass p = gpt2_layer_pass(m, {5, 17, 3, 42}, 1);
+  std::vector<double> x = t["tensors"]["x"]["data"].get<std::vector<double>>();
+  std::vector<double> y = t["tensors"]["y"]["data"].get<std::vector<double>>();
+  REQUIRE(x.size() == 16);
+  REQUIRE(y.size() == 16);
+  for (std::size_t c = 0; c < 16; ++c) {
+    CHECK(x[c] == p.ln2.out(3, c));
+    CHECK(std::fabs(y[c] - p.ffn.y(3, c)) < 1e-12);
+  }
+  CliResult zh = run_cli("lesson ffn --weights '" + w + "' --token-ids 1,2 --lang zh");
+  CHECK(zh.code == 0);
+  CHECK(zh.out.find("真实的 FFN") != std::string::npos);
+  for (const std::string& bad : std::vector<std::string>{"lesson ffn --weights '" + fixture("tiny-llama") + "' --token-ids 1,2",
+                                                         "lesson ffn --weights '" + w + "' --token-ids 1,2 --d-ff 8",
+                                                         "lesson ffn --token-ids 1,2"}) {
+    CliResult e = run_cli(bad + " --lang en");
+    INFO(bad << "\n" << e.err);
+    CHECK(e.code == 2);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
 }

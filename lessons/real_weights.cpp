@@ -41,6 +41,11 @@ bool file_exists(const std::string& p) {
 
 }  // namespace
 
+std::vector<Tensor> real_attention(const RealInput& in, const std::vector<std::int64_t>& ids) {
+  if (in.llama) return llama_forward(*in.llama, ids, false).attention;
+  return gpt2_forward(*in.model, ids, false).attention;
+}
+
 std::size_t tokens_within(std::size_t layers, std::size_t heads, std::size_t count, std::size_t budget) {
   std::size_t per = std::max<std::size_t>(1, layers * heads * count), T = 1;
   while ((T + 1) * (T + 1) <= budget / per) ++T;
@@ -53,8 +58,12 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   if (!text && !token_ids) throw UsageError("checkpoint.err.no_text", {});
   RealInput in;
   in.folder = resolve_weights(weights);
-  in.model = std::make_unique<Gpt2Model>(in.folder);
-  const ModelConfig& m = in.model->config();
+  std::string type = config_model_type(in.folder);
+  if (!type.empty() && type != "gpt2" && !is_llama_family(type))
+    throw UsageError("llama.err.arch", {{"file", in.folder + "/config.json"}, {"type", type}});
+  if (is_llama_family(type)) in.llama = std::make_unique<LlamaModel>(in.folder);
+  else in.model = std::make_unique<Gpt2Model>(in.folder);
+  const ModelConfig& m = in.config();
   bool has_tokenizer = file_exists(in.folder + "/vocab.json") && file_exists(in.folder + "/merges.txt");
   std::optional<Gpt2Tokenizer> tok;
   if (text) {
@@ -72,7 +81,7 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   for (std::int64_t id : in.ids)
     if (id < 0 || static_cast<std::uint64_t>(id) >= m.vocab)
       throw UsageError("checkpoint.err.id_range", {{"id", id}, {"vocab", m.vocab}});
-  std::size_t limit = std::min<std::size_t>(max_tokens, m.positions);
+  std::size_t limit = in.max_positions() == 0 ? max_tokens : std::min<std::size_t>(max_tokens, in.max_positions());
   if (in.ids.size() > limit)
     throw UsageError("checkpoint.err.too_many_tokens", {{"flag", text ? "--text" : "--token-ids"}, {"n", in.ids.size()}, {"max", limit}});
   for (std::int64_t id : in.ids) in.labels.push_back(tok ? tok->label(id) : "#" + std::to_string(id));

@@ -9,15 +9,25 @@
 #include <vector>
 
 #include "gpt2.h"
+#include "llama.h"
 
 namespace attn {
 
 struct RealInput {
   std::string folder;                 // the resolved checkpoint folder
-  std::unique_ptr<Gpt2Model> model;
+  std::unique_ptr<Gpt2Model> model;   // a GPT-2 checkpoint (model_type "gpt2"), or
+  std::unique_ptr<LlamaModel> llama;  // a Llama-family one (llama, mistral, qwen2): exactly one is set
   std::vector<std::int64_t> ids;      // the tokens
   std::vector<std::string> labels;    // as shown: the tokenizer's pieces, or "#id" for --token-ids without one
+
+  const ModelConfig& config() const { return llama ? llama->config() : model->config(); }
+  // The most tokens the model takes (GPT-2's learned positions, a Llama's max_position_embeddings
+  // or sliding window); 0: no limit from the config.
+  std::uint64_t max_positions() const { return llama ? llama->max_tokens() : model->config().positions; }
 };
+
+// Every layer's attention weights (H, T, T) on `ids`, whichever family the model is.
+std::vector<Tensor> real_attention(const RealInput& in, const std::vector<std::int64_t>& ids);
 
 // max_tokens: the caller's work cap (a lesson's heatmaps, the heads command's L·H·T² numbers).
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,

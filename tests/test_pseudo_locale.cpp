@@ -240,3 +240,24 @@ TEST_CASE("pseudo-locale: the heads command, lesson mha on a real checkpoint and
   // the valid steps are listed by id (identifiers, like the lesson's tensor names)
   for (const char* args : {"lesson mha --step nosuch", "lesson mha --step 1,,2"}) check_no_leaks(args, lesson_allowlist("mha"));
 }
+
+TEST_CASE("pseudo-locale: Llama-family checkpoints in heads, lesson mha and lesson gqa", "[catalog][qps]") {
+  std::string dir = std::string(ATTNLAB_TEST_DIR) + "/fixtures/checkpoints/";
+  std::string w = dir + "tiny-llama", q = dir + "tiny-qwen2";
+  std::set<std::string> allow = lesson_allowlist("gqa");
+  for (const std::string& a : lesson_allowlist("mha")) allow.insert(a);
+  for (const std::string& a : lesson_allowlist("swiglu")) allow.insert(a);
+  for (const std::string& a : lesson_allowlist("ffn")) allow.insert(a);
+  add_identifiers(allow, "heads weights layer tokens llama qwen2 llama3 none");
+  for (const std::string& args : std::vector<std::string>
+       {"heads --weights " + w + " --token-ids 1,2,3,4", "lesson mha --weights " + q + " --layer 1 --token-ids 1,2,3",
+        "lesson gqa --weights " + w + " --layer 2 --token-ids 1,2,3", "lesson gqa --weights " + q + " --token-ids 1,2,3",
+        "lesson gqa --help", "lesson swiglu --weights " + q + " --layer 1 --token-ids 1,2,3", "lesson swiglu --help",
+        "lesson ffn --weights " + dir + "tiny-gpt2 --layer 1 --token-ids 1,2,3", "lesson ffn --weights " + w + " --token-ids 1,2",
+        "params --weights " + w, "params --weights " + dir + "tiny-gpt2-sharded", "params --help",
+        // errors
+        "params --weights " + w + " --model gpt2", "lesson swiglu --weights " + dir + "tiny-gpt2 --token-ids 1,2",
+        "lesson gqa --weights " + dir + "tiny-gpt2 --token-ids 1,2", "lesson gqa --layer 1",
+        "lesson gqa --weights " + w + " --kv-heads 2 --token-ids 1,2"})
+    check_no_leaks(args, allow);
+}

@@ -2,9 +2,11 @@
 //   x (D) -> z = x W_1 + b_1 (F, "expand") -> h = act(z) -> y = h W_2 + b_2 (D, "compress")
 // Legend: D = d_model, F = d_ff (4·D by default, as in GPT-2). Words: lessons/ffn/LANG.cat.
 #include "attention.h"
+#include "errors.h"
 #include "ffn.h"
 #include "ffn_common/ffn_common.h"
 #include "models.h"
+#include "real_weights.h"
 
 namespace attn {
 
@@ -44,11 +46,13 @@ void step_input(LessonRecorder& r, const FfnInput& in, const Ffn& f, std::size_t
   r.value("d_ff", I(F));
 }
 
-void step_expand(LessonRecorder& r, const Ffn& f, std::size_t D, std::size_t F) {
+// real: a checkpoint's layer (--weights), which the chapter's printed numbers are not compared with.
+void step_expand(LessonRecorder& r, const Ffn& f, std::size_t D, std::size_t F, bool real = false) {
   r.step("expand", {{"d_model", D}, {"d_ff", F}});
   r.tensor("W_1", f.W_1);     // (D, F)
   r.tensor("b_1", f.b_1);     // (F)
   r.tensor("z", f.p.z);       // (F)
+  if (real) return;
   const std::vector<double>& zc = chapter_ffn().z_printed;
   r.tensor("chapter_z", Tensor({zc.size()}, zc));
   r.note("expand.note");
@@ -79,12 +83,13 @@ void step_activate(LessonRecorder& r, const Ffn& f, Activation act, std::size_t 
                                       {"change", 100.0 * (h.data[*small] - z.data[*small]) / z.data[*small]}});
 }
 
-void step_compress(LessonRecorder& r, const Ffn& f, std::size_t D, std::size_t F) {
+void step_compress(LessonRecorder& r, const Ffn& f, std::size_t D, std::size_t F, bool real = false) {
   const ChapterFfn& ch = chapter_ffn();
   r.step("compress", {{"d_model", D}, {"d_ff", F}});
   r.tensor("W_2", f.W_2);  // (F, D)
   r.tensor("b_2", f.b_2);  // (D)
   r.tensor("y", f.p.y);    // (D)
+  if (real) return;
   r.tensor("chapter_output", Tensor({ch.output_printed.size()}, ch.output_printed));
   r.note("compress.note", {{"same_shape", D == ch.output_printed.size()},
                            {"d_model", D},
@@ -149,9 +154,73 @@ struct FfnOptions : RunContext {
   std::optional<std::int64_t> d_model;  // --d-model
   std::optional<std::int64_t> d_ff;  // --d-ff
   std::optional<std::string> activation;  // --activation
+  std::optional<std::string> weights, text, token_ids;  // a real GPT-2 checkpoint and the learner's sentence
+  std::optional<std::int64_t> layer;
 };
 
+// ---- --weights: a GPT-2 layer's MLP, on the last token ----------------------------------------
+
+constexpr std::size_t kRealMaxTokens = 256;
+
+// x is the last token's residual after the layer's attention, through ln_2; W_1, b_1, W_2, b_2 are
+// mlp.c_fc and mlp.c_proj (Conv1D: already (in, out)); the activation is the model's own.
+struct FfnReal {
+  Ffn f;
+  Activation act;
+  Tensor y_forward;  // (D): the forward's MLP output for the last token
+};
+
+FfnReal compute_real(const RealInput& in, std::size_t layer) {
+  Gpt2LayerWeights w;
+  Gpt2LayerPass pass = gpt2_layer_pass(*in.model, in.ids, layer, &w);
+  std::size_t last = in.ids.size() - 1;
+  FfnReal out;
+  out.act = in.model->activation();
+  Tensor x = row_block(pass.ln2.out, last, 1);  // (1, D)
+  out.f.x = Tensor({x.numel()}, x.data);         // (D)
+  out.f.W_1 = std::move(w.W_1);
+  out.f.b_1 = std::move(w.b_1);
+  out.f.W_2 = std::move(w.W_2);
+  out.f.b_2 = std::move(w.b_2);
+  out.f.p = ffn_forward(out.f.x, out.f.W_1, out.f.b_1, out.f.W_2, out.f.b_2, out.act);
+  Tensor y = row_block(pass.ffn.y, last, 1);
+  out.y_forward = Tensor({y.numel()}, y.data);
+  return out;
+}
+
+Trace run_real(const FfnOptions& c) {
+  for (auto [set, flag] : {std::pair{c.x.has_value(), "--x"}, {c.d_model.has_value(), "--d-model"}, {c.d_ff.has_value(), "--d-ff"},
+                           {c.activation.has_value(), "--activation"}})
+    if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
+  RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
+  if (!in.model) throw UsageError("llama.err.ffn_llama", {{"folder", in.folder}});
+  const ModelConfig& mc = in.config();
+  std::int64_t layer = c.layer.value_or(0);
+  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // llama first: its words for the real matrices (a GPT-2 layer's here) replace the random ones' (tensor.W_1, …)
+  LessonRecorder r("ffn", c.lang, {"llama", "ffn", "ffn_common"});
+  FfnReal x = compute_real(in, static_cast<std::size_t>(layer));
+  r.config("d_model", I(mc.d));
+  r.config("d_ff", I(mc.d_ff));
+  r.config("activation", std::string(activation_name(x.act)));
+  r.config("weights", in.folder);
+  r.config("layer", layer);
+  r.step("real_ffn", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"d_ff", mc.d_ff},
+                      {"token", in.labels.back()}, {"n", in.ids.size()}, {"act", activation_name(x.act)}});
+  r.tensor("x", x.f.x);  // (D)
+  step_expand(r, x.f, mc.d, mc.d_ff, true);
+  step_activate(r, x.f, x.act, mc.d_ff);
+  step_compress(r, x.f, mc.d, mc.d_ff, true);
+  r.value("mlp_check", max_abs_diff(x.f.p.y, x.y_forward));
+  return r.finish();
+}
+
 void bind(OptionBinder& b, FfnOptions& o) {
+  b.text("--weights", o.weights);
+  b.integer("--layer", o.layer);
+  b.text("--text", o.text);
+  b.text("--token-ids", o.token_ids);
   b.text("--x", o.x);
   b.integer("--d-model", o.d_model);
   b.integer("--d-ff", o.d_ff);
@@ -159,6 +228,10 @@ void bind(OptionBinder& b, FfnOptions& o) {
 }
 
 Trace run(const FfnOptions& c) {
+  if (c.weights) return run_real(c);
+  for (auto [set, flag] : {std::pair{c.text.has_value(), "--text"}, {c.token_ids.has_value(), "--token-ids"},
+                           {c.layer.has_value(), "--layer"}})
+    if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("ffn", c.lang, {"ffn", "ffn_common"});
   FfnInput in = resolve_ffn_input(c);
   std::size_t F = positive(c.d_ff, 4 * in.D, "--d-ff");

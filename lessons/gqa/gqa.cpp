@@ -19,6 +19,10 @@ void closing(LessonRecorder& r, const KvDims&, const KvRun&) {
 }
 
 void bind(OptionBinder& b, KvOptions& o) {
+  b.text("--weights", o.weights);
+  b.integer("--layer", o.layer);
+  b.text("--text", o.text);
+  b.text("--token-ids", o.token_ids);
   b.text("--tokens", o.tokens);
   b.integer("--seq-len", o.seq_len);
   b.integer("--d-model", o.d_model);

@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "errors.h"
 #include "models.h"
 #include "random.h"
+#include "real_weights.h"
+#include "rope_half.h"
 
 namespace attn {
 
@@ -193,9 +196,142 @@ void step_params(LessonRecorder& r, const KvDims& d) {
                          {"mha", attention_param_count(768, 12, 12, 64)}});
 }
 
+// ---- --weights: a real Llama-family layer ---------------------------------------------------
+
+// Tokens a real run may show (its (H, T, T) heatmaps stay readable).
+constexpr std::size_t kRealMaxTokens = 64;
+
+// The real layer, laid out as the engine shows it: X is the input RMSNorm of the residual stream;
+// p.Q_heads and p.K_heads are the rotated heads (RoPE), which the scores use. The equivalence is
+// worked out again on the real layer: MHA whose W_K, W_V (and biases) are each group's block copied
+// to its query heads, rotated the same way, gives the same weights and output.
+struct KvReal {
+  KvRun k;
+  Tensor Q_unrotated;  // (H, T, Dh)
+  Tensor inv_freq;     // (Dh/2)
+};
+
+KvReal compute_real(const RealInput& in, std::size_t layer) {
+  const ModelConfig& mc = in.config();
+  std::size_t H = mc.n_h, G = mc.n_g;
+  LlamaLayerWeights w;
+  LlamaLayerPass pass = llama_layer_pass(*in.llama, in.ids, layer, &w);
+  KvReal out;
+  KvRun& k = out.k;
+  k.X = std::move(pass.norm1.out);
+  k.W_Q = std::move(w.W_Q);
+  k.W_K = std::move(w.W_K);
+  k.W_V = std::move(w.W_V);
+  k.W_O = std::move(w.W_O);
+  k.p = std::move(pass.attn);
+  out.Q_unrotated = std::move(k.p.Q_heads);
+  k.p.Q_heads = pass.Q_rot;  // (H, T, Dh)
+  k.p.K_heads = pass.K_rot;  // (G, T, Dh)
+  out.inv_freq = in.llama->inv_freq();
+  // MHA on copied weights: every query head gets its own K, V projection (a copy of its group's)
+  k.W_K_copied = expand_kv_weights(k.W_K, H, G);  // (D, H·Dh)
+  k.W_V_copied = expand_kv_weights(k.W_V, H, G);  // (D, H·Dh)
+  Tensor b_K = expand_kv_weights(Tensor({1, w.b_K.numel()}, w.b_K.data), H, G);  // (1, H·Dh)
+  Tensor b_V = expand_kv_weights(Tensor({1, w.b_V.numel()}, w.b_V.data), H, G);
+  Tensor K_c = add_bias(matmul(k.X, k.W_K_copied), Tensor({b_K.numel()}, b_K.data));  // (T, H·Dh)
+  Tensor V_c = add_bias(matmul(k.X, k.W_V_copied), Tensor({b_V.numel()}, b_V.data));  // (T, H·Dh)
+  Tensor K_c_rot = apply_rope_half(split_heads(K_c, H), out.inv_freq);                  // (H, T, Dh)
+  HeadsAttention h = multi_head_attention(pass.Q_rot, K_c_rot, split_heads(V_c, H), true);
+  k.mha_copied.weights = std::move(h.weights);
+  k.mha_copied.output = add_bias(matmul(merge_heads(h.heads), k.W_O), w.b_O);  // (T, D)
+  return out;
+}
+
+void step_rope_real(LessonRecorder& r, const RealInput& in, const KvReal& x, const std::vector<std::string>& tokens) {
+  const LlamaSettings& s = in.llama->settings();
+  const ModelConfig& mc = in.config();
+  r.step("rope", {{"d_k", mc.d_h}, {"half", mc.d_h / 2}, {"theta", s.rope_theta},
+                  {"scaling", s.rope_type.empty() ? "none" : s.rope_type}, {"per", mc.n_h / mc.n_g}});
+  r.tensor("inv_freq", x.inv_freq);
+  r.tensor("Q_unrotated", x.Q_unrotated, {.rows = tokens});
+  r.note("rope.note_gqa", {{"groups", mc.n_g}, {"heads", mc.n_h}});
+}
+
+void step_equivalence_real(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::vector<std::string>& tokens) {
+  r.step("equivalence_real", {{"d_model", d.D}, {"width", d.H * d.Dk}, {"heads", d.H}, {"groups", d.G}});
+  r.tensor("W_K_copied", k.W_K_copied);                                  // (D, H*Dh)
+  r.tensor("output_mha_copied", k.mha_copied.output, {.rows = tokens});  // (T, D)
+  r.value("gqa_vs_mha_copied", max_abs_diff(k.mha_copied.output, k.p.output));
+  r.value("weights_vs_mha_copied", max_abs_diff(k.mha_copied.weights, k.p.weights));
+}
+
+// The whole model's cache per token: every layer, in the checkpoint's own dtype, against MHA.
+void step_model_cache(LessonRecorder& r, const RealInput& in) {
+  const ModelConfig& mc = in.config();
+  u64 per_layer = kv_elements_per_layer(mc), mha_layer = mul(2 * mc.n_h, mc.d_h, "kv");
+  u64 bytes = 2;  // bf16, as these models are served; the table's last column
+  r.step("model_cache", {{"layers", mc.l}, {"heads", mc.n_h}, {"groups", mc.n_g}, {"d_k", mc.d_h}});
+  Table t{{r.t("model_cache.col.kind"), r.t("model_cache.col.per_layer"), r.t("model_cache.col.per_token"),
+           r.t("model_cache.col.bytes"), r.t("model_cache.col.tokens_4k")},
+          {}};
+  auto row = [&](const std::string& kind, u64 layer_n) -> std::vector<Scalar> {
+    u64 tok = mul(layer_n, mc.l, "kv");
+    return {kind, static_cast<std::int64_t>(layer_n), static_cast<std::int64_t>(tok), static_cast<std::int64_t>(mul(tok, bytes, "kv")),
+            fmt::format("{:.1f} MiB", static_cast<double>(mul(mul(tok, bytes, "kv"), 4096, "kv")) / (1024.0 * 1024.0))};
+  };
+  t.rows.push_back(row(r.t("model_cache.row.this", {{"groups", mc.n_g}}), per_layer));
+  t.rows.push_back(row(r.t("model_cache.row.mha", {{"heads", mc.n_h}}), mha_layer));
+  r.table(t);
+  Fraction f = cache_reduction(static_cast<std::int64_t>(mc.n_h), static_cast<std::int64_t>(mc.n_g));
+  r.value("model_cache_per_token", static_cast<std::int64_t>(mul(per_layer, mc.l, "kv")));
+  r.note("model_cache.note", {{"num", f.num}, {"den", f.den}, {"per", mc.n_h / mc.n_g}});
+}
+
+Trace run_kv_sharing_real(const KvOptions& given, const KvStory& story) {
+  for (auto [set, flag] : {std::pair{given.tokens.has_value(), "--tokens"}, {given.seq_len.has_value(), "--seq-len"},
+                           {given.d_model.has_value(), "--d-model"}, {given.heads.has_value(), "--heads"},
+                           {given.kv_heads.has_value(), "--kv-heads"}})
+    if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
+  KvOptions c = given;
+  c.causal = true;  // the checkpoint's attention is causal, whatever --causal says
+  RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
+  if (!in.llama) throw UsageError("llama.err.gqa_gpt2", {{"folder", in.folder}});
+  const ModelConfig& mc = in.config();
+  std::int64_t layer = c.layer.value_or(0);
+  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  LessonRecorder r(story.lesson, c.lang, {story.lesson, "kv_sharing", "llama"});
+  const std::vector<std::string>& tokens = in.labels;
+  KvDims d{tokens.size(), mc.d, mc.n_h, mc.n_g, mc.d_h, false};
+  record_common_config(r, c, tokens);
+  r.config("d_model", I(d.D));
+  r.config("n_heads", I(d.H));
+  r.config("n_kv_heads", I(d.G));
+  r.config("d_k", I(d.Dk));
+  r.config("weights", in.folder);
+  r.config("layer", layer);
+  KvReal x = compute_real(in, static_cast<std::size_t>(layer));
+  const KvRun& k = x.k;
+
+  r.step("real_gqa", {{"folder", in.folder}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h},
+                      {"groups", mc.n_g}, {"per", mc.n_h / mc.n_g}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"bias", mc.qkv_bias}});
+  if (mc.n_h * mc.d_h != mc.d) r.note("real_llama.note_width", {{"heads", mc.n_h}, {"d_k", mc.d_h}, {"width", mc.n_h * mc.d_h}, {"d_model", mc.d}});
+  r.tensor("X", k.X, {.rows = tokens});
+  step_group_map(r, d);
+  step_project(r, d, k, tokens);
+  step_rope_real(r, in, x, tokens);
+  step_split(r, d, k, tokens);
+  step_attend(r, d, k, tokens, true);
+  step_output(r, d, k, tokens);
+  step_equivalence_real(r, d, k, tokens);
+  step_cache(r, d, false);
+  step_model_cache(r, in);
+  step_params(r, d);
+  return r.finish();
+}
+
 }  // namespace
 
 Trace run_kv_sharing(const KvOptions& c, const KvStory& story) {
+  if (c.weights) return run_kv_sharing_real(c, story);
+  for (auto [set, flag] : {std::pair{c.text.has_value(), "--text"}, {c.token_ids.has_value(), "--token-ids"},
+                           {c.layer.has_value(), "--layer"}})
+    if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r(story.lesson, c.lang, {story.lesson, "kv_sharing"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   KvDims d = resolve_dims(c, tokens.size(), story.mqa);

@@ -41,6 +41,9 @@ struct KvOptions : RunContext {
   std::optional<std::string> tokens;
   std::optional<std::int64_t> seq_len, d_model, heads, kv_heads;
   bool causal = false;
+  // gqa only: a real Llama-family checkpoint's layer (--weights PATH --layer N --text|--token-ids)
+  std::optional<std::string> weights, text, token_ids;
+  std::optional<std::int64_t> layer;
 };
 Trace run_kv_sharing(const KvOptions& c, const KvStory& story);
 

@@ -23,6 +23,8 @@ struct Mha {
   Tensor W_Q_1, Q_1_direct;      // (D, Dh), (T, Dh): head 1's own projection, computed alone
   Tensor contributions;          // (H, T, D): head_i W_O,i
   Tensor contribution_sum;       // (T, D): Σ_i head_i W_O,i
+  Tensor Q_rot, K_rot;           // Llama family only: (H, T, Dh), (G, T, Dh) after RoPE
+  Tensor inv_freq;               // Llama family only: (Dh/2) the RoPE frequencies θ_i
 };
 
 Mha compute(const HeadDims& d, std::uint64_t seed, bool causal) {
@@ -63,6 +65,37 @@ Mha compute_real(const RealInput& in, std::size_t layer) {
   m.b_O = std::move(w.b_O);
   m.p = std::move(pass.attn);
   return m;
+}
+
+// A Llama-family layer: X is the input RMSNorm of the residual stream, Q and K are rotated
+// (RoPE) before the scores, and K, V have G heads, each read by H / G query heads.
+Mha compute_real_llama(const RealInput& in, std::size_t layer) {
+  LlamaLayerWeights w;
+  LlamaLayerPass pass = llama_layer_pass(*in.llama, in.ids, layer, &w);
+  Mha m;
+  m.X = std::move(pass.norm1.out);
+  m.W_Q = std::move(w.W_Q);
+  m.W_K = std::move(w.W_K);
+  m.W_V = std::move(w.W_V);
+  m.W_O = std::move(w.W_O);
+  m.b_Q = std::move(w.b_Q);
+  m.b_O = std::move(w.b_O);
+  m.p = std::move(pass.attn);
+  m.Q_rot = std::move(pass.Q_rot);
+  m.K_rot = std::move(pass.K_rot);
+  m.inv_freq = in.llama->inv_freq();
+  return m;
+}
+
+// The Llama family's RoPE, between the split and the scores.
+void step_rope(LessonRecorder& r, const RealInput& in, const Mha& m, const std::vector<std::string>& tokens) {
+  const LlamaSettings& s = in.llama->settings();
+  const ModelConfig& mc = in.config();
+  r.step("rope", {{"d_k", mc.d_h}, {"half", mc.d_h / 2}, {"theta", s.rope_theta}, {"scaling", s.rope_type.empty() ? "none" : s.rope_type},
+                  {"per", mc.n_h / mc.n_g}});
+  r.tensor("inv_freq", m.inv_freq);
+  r.tensor("Q_rot", m.Q_rot, {.rows = tokens});
+  r.tensor("K_rot", m.K_rot, {.rows = tokens});
 }
 
 // The steps move each tensor into the trace when they record it (a 768/12/1024 run holds one
@@ -179,18 +212,35 @@ Trace run_real(const MhaOptions& given) {
   MhaOptions c = given;
   c.causal = true;  // GPT-2's attention is causal, whatever --causal says
   RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
-  const ModelConfig& mc = in.model->config();
+  const ModelConfig& mc = in.config();
   std::int64_t layer = c.layer.value_or(0);
   if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
     throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
-  LessonRecorder r("mha", c.lang, {"mha"});
+  LessonRecorder r("mha", c.lang, {"mha", "llama"});
   HeadDims d{in.ids.size(), mc.d, mc.n_h, mc.d_h};
   record_head_config(r, c, in.labels, d);
   r.config("weights", in.folder);
   r.config("layer", layer);
-  Mha m = compute_real(in, static_cast<std::size_t>(layer));
+  Mha m = in.llama ? compute_real_llama(in, static_cast<std::size_t>(layer)) : compute_real(in, static_cast<std::size_t>(layer));
   compute_checks(d, m);
   const std::vector<std::string>& tokens = in.labels;
+  if (in.llama) {
+    r.config("n_kv_heads", I(mc.n_g));
+    r.step("real_llama", {{"folder", in.folder}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l},
+                          {"heads", mc.n_h}, {"kv_heads", mc.n_g}, {"d_k", mc.d_h}, {"d_model", mc.d},
+                          {"bias", mc.qkv_bias}});
+    if (mc.n_h * mc.d_h != mc.d) r.note("real_llama.note_width", {{"heads", mc.n_h}, {"d_k", mc.d_h}, {"width", mc.n_h * mc.d_h}, {"d_model", mc.d}});
+    r.step("input_llama");
+    r.tensor("X", m.X, {.rows = tokens});
+    step_project(r, d, m, tokens);
+    if (mc.n_g != mc.n_h) r.note("project.note_gqa", {{"heads", mc.n_h}, {"kv_heads", mc.n_g}, {"per", mc.n_h / mc.n_g}, {"width", mc.n_g * mc.d_h}});
+    step_split_heads(r, d, m, tokens);
+    step_rope(r, in, m, tokens);
+    step_attention(r, d, m, tokens, true);
+    step_concat_output(r, d, m, tokens);
+    r.note("real_llama.note_params");
+    return r.finish();
+  }
 
   r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d}});
   step_input(r, m, tokens, true);

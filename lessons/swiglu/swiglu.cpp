@@ -6,8 +6,10 @@
 #include <cmath>
 #include <utility>
 
+#include "errors.h"
 #include "ffn.h"
 #include "ffn_common/ffn_common.h"
+#include "real_weights.h"
 
 namespace attn {
 
@@ -70,7 +72,7 @@ void step_gate_up(LessonRecorder& r, Swiglu& s) {
   r.tensor("up", s.p.up);    // (F)
 }
 
-void step_hidden(LessonRecorder& r, Swiglu& s) {
+void step_hidden(LessonRecorder& r, Swiglu& s, bool trained = false) {
   const SwigluPass& p = s.p;
   std::size_t F = p.hidden.numel();
   r.step("hidden");
@@ -111,7 +113,11 @@ void step_hidden(LessonRecorder& r, Swiglu& s) {
                                    {"pos_unit", *smallest_positive + 1},
                                    {"pos_gate", p.gate.data[*smallest_positive]},
                                    {"pos_sigma", s.gate_fraction.data[*smallest_positive]}});
-  r.note("hidden.note_training", {{"max_abs_gate", abs_gate.data[widest]}});
+  if (trained)
+    r.note("hidden.note_trained", {{"max_abs_gate", abs_gate.data[widest]}, {"open", positive_gates}, {"units", F},
+                                   {"silent", count_above(apply(p.gate, [](double v) { return 0.01 - std::fabs(v); }), 0.0)}});
+  else
+    r.note("hidden.note_training", {{"max_abs_gate", abs_gate.data[widest]}});
 
   r.step("down", {{"hidden", F}, {"d_model", s.W_down.dim(1)}});
   r.tensor("W_down", std::move(s.W_down));  // (F, D)
@@ -168,9 +174,74 @@ struct SwigluOptions : RunContext {
   std::optional<std::int64_t> d_model;  // --d-model
   std::optional<std::int64_t> d_ff;  // --d-ff
   std::optional<std::int64_t> multiple_of;  // --multiple-of
+  std::optional<std::string> weights, text, token_ids;  // a real Llama-family checkpoint and the learner's sentence
+  std::optional<std::int64_t> layer;
 };
 
+// ---- --weights: a real layer's MLP, on the last token ----------------------------------------
+
+constexpr std::size_t kRealMaxTokens = 256;  // the forward below the layer is the only work
+
+// x is the last token's residual after the layer's attention, through post_attention_layernorm;
+// W_gate, W_up, W_down are the layer's own. The layer's own forward gives the y to check against.
+struct SwigluReal {
+  Swiglu s;
+  Tensor y_forward;  // (D): the forward's MLP output for the last token
+};
+
+SwigluReal compute_real(const RealInput& in, std::size_t layer) {
+  LlamaLayerWeights w;
+  LlamaLayerPass pass = llama_layer_pass(*in.llama, in.ids, layer, &w);
+  std::size_t last = in.ids.size() - 1;
+  SwigluReal out;
+  Swiglu& s = out.s;
+  s.x = row_block(pass.norm2.out, last, 1);  // (1, D)
+  s.x = Tensor({s.x.numel()}, s.x.data);      // (D)
+  s.W_gate = std::move(w.W_gate);
+  s.W_up = std::move(w.W_up);
+  s.W_down = std::move(w.W_down);
+  s.p = swiglu_forward(s.x, s.W_gate, s.W_up, s.W_down);
+  s.gate_fraction = apply(s.p.gate_pre, sigmoid);
+  Tensor y = row_block(pass.mlp.y, last, 1);
+  out.y_forward = Tensor({y.numel()}, y.data);
+  return out;
+}
+
+Trace run_real(const SwigluOptions& c) {
+  for (auto [set, flag] : {std::pair{c.x.has_value(), "--x"}, {c.d_model.has_value(), "--d-model"}, {c.d_ff.has_value(), "--d-ff"},
+                           {c.multiple_of.has_value(), "--multiple-of"}})
+    if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
+  RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
+  if (!in.llama) throw UsageError("llama.err.swiglu_gpt2", {{"folder", in.folder}});
+  const ModelConfig& mc = in.config();
+  std::int64_t layer = c.layer.value_or(0);
+  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // llama first: its words for the real matrices replace the random ones' (tensor.W_gate, …)
+  LessonRecorder r("swiglu", c.lang, {"llama", "swiglu", "ffn_common"});
+  r.config("d_model", I(mc.d));
+  r.config("hidden", I(mc.d_ff));
+  r.config("weights", in.folder);
+  r.config("layer", layer);
+  SwigluReal x = compute_real(in, static_cast<std::size_t>(layer));
+  Swiglu& s = x.s;
+  r.step("real_swiglu", {{"folder", in.folder}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d},
+                         {"hidden", mc.d_ff}, {"token", in.labels.back()}, {"n", in.ids.size()},
+                         {"ratio", static_cast<double>(mc.d_ff) / static_cast<double>(mc.d)}});
+  r.tensor("x", s.x);  // (D)
+  r.value("hidden_width", I(mc.d_ff));
+  step_gate_up(r, s);
+  step_hidden(r, s, true);
+  r.value("mlp_check", max_abs_diff(s.p.y, x.y_forward));
+  step_rule(r, mc.d, mc.d_ff, kLlamaMultipleOf);
+  return r.finish();
+}
+
 void bind(OptionBinder& b, SwigluOptions& o) {
+  b.text("--weights", o.weights);
+  b.integer("--layer", o.layer);
+  b.text("--text", o.text);
+  b.text("--token-ids", o.token_ids);
   b.text("--x", o.x);
   b.integer("--d-model", o.d_model);
   b.integer("--d-ff", o.d_ff);
@@ -178,6 +249,10 @@ void bind(OptionBinder& b, SwigluOptions& o) {
 }
 
 Trace run(const SwigluOptions& c) {
+  if (c.weights) return run_real(c);
+  for (auto [set, flag] : {std::pair{c.text.has_value(), "--text"}, {c.token_ids.has_value(), "--token-ids"},
+                           {c.layer.has_value(), "--layer"}})
+    if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("swiglu", c.lang, {"swiglu", "ffn_common"});
   FfnInput in = resolve_ffn_input(c);
   std::int64_t M = c.multiple_of ? I(positive(c.multiple_of, 1, "--multiple-of")) : kLlamaMultipleOf;

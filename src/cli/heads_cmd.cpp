@@ -61,10 +61,12 @@ std::string grid_text(const Tensor& g, const Text& t) {
 }
 
 std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
-  const ModelConfig& m = r.in.model->config();
-  std::string out = t("checkpoint.heads.model", {{"folder", r.in.folder}, {"layers", m.l}, {"heads", m.n_h}, {"d_model", m.d}}) + "\n";
+  const ModelConfig& m = r.in.config();
+  std::string out = (r.in.llama ? t("llama.heads.model", {{"folder", r.in.folder}, {"type", m.model_type}, {"layers", m.l},
+                                                           {"heads", m.n_h}, {"kv_heads", m.n_g}, {"d_model", m.d}})
+                                : t("checkpoint.heads.model", {{"folder", r.in.folder}, {"layers", m.l}, {"heads", m.n_h}, {"d_model", m.d}})) + "\n";
   out += t("checkpoint.heads.tokens", {{"n", r.in.ids.size()}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n";
-  out += t("checkpoint.heads.counting") + "\n\n";
+  out += t(r.in.llama ? "llama.heads.counting" : "checkpoint.heads.counting") + "\n\n";
   for (const std::string role : kRoles) {
     if (role == "induction" && !r.induction) {
       out += t("checkpoint.heads.no_induction", {{"n", r.in.ids.size()}}) + "\n";
@@ -91,13 +93,17 @@ nlohmann::json grid_json(const Tensor& g) {
 }
 
 std::string render_json(const HeadsReport& r, std::size_t top) {
-  const ModelConfig& m = r.in.model->config();
+  const ModelConfig& m = r.in.config();
   nlohmann::json j;
   j["schema"] = "attnlab.heads/1";
   j["weights"] = r.in.folder;
   j["layers"] = m.l;
   j["heads"] = m.n_h;
   j["d_model"] = m.d;
+  if (r.in.llama) {  // the Llama family: its type and its KV heads (GPT-2's output is unchanged)
+    j["model_type"] = m.model_type;
+    j["kv_heads"] = m.n_g;
+  }
   j["token_ids"] = r.in.ids;
   j["tokens"] = r.in.labels;
   for (const std::string role : kRoles) {
@@ -119,19 +125,17 @@ void run_heads(const HeadsOptions& o) {
   HeadsReport r;
   // The cap is checked against the model once it is known (it needs L and H).
   r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX);
-  const ModelConfig& m = r.in.model->config();
+  const ModelConfig& m = r.in.config();
   std::size_t T = r.in.ids.size(), max_t = tokens_within(m.l, m.n_h, 1, kHeadsBudget);
   if (T > max_t)
     throw UsageError("checkpoint.err.too_many_tokens", {{"flag", o.text ? "--text" : "--token-ids"}, {"n", T}, {"max", max_t}});
   if (T < 2) throw UsageError("checkpoint.err.two_tokens", {{"flag", o.text ? "--text" : "--token-ids"}});
-  Gpt2Run run = gpt2_forward(*r.in.model, r.in.ids, false);
-  score_positional_roles(run.attention, r.s);
-  run = {};
-  r.induction = 2 * T <= std::min<std::size_t>(m.positions, max_t);
+  score_positional_roles(real_attention(r.in, r.in.ids), r.s);
+  r.induction = 2 * T <= (r.in.max_positions() == 0 ? max_t : std::min<std::size_t>(r.in.max_positions(), max_t));
   if (r.induction) {
     std::vector<std::int64_t> twice = r.in.ids;
     twice.insert(twice.end(), r.in.ids.begin(), r.in.ids.end());
-    r.s.induction = induction_scores(gpt2_forward(*r.in.model, twice, false).attention, T);
+    r.s.induction = induction_scores(real_attention(r.in, twice), T);
   }
   auto top = static_cast<std::size_t>(std::min<std::int64_t>(o.top, static_cast<std::int64_t>(m.l * m.n_h)));
   if (o.html) {  // the report as a page (the grids, preformatted)

@@ -5,8 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "errors.h"
 #include "html.h"
+#include "input_file.h"
+#include "locate.h"
 #include "model_options.h"
+#include "param_census.h"
+#include "safetensors.h"
 #include "models.h"
 #include "table.h"
 #include "text.h"
@@ -17,6 +22,7 @@ namespace {
 
 struct ParamsOptions {
   ModelSource src;
+  std::optional<std::string> weights;  // --weights DIR|ID: count a checkpoint's tensors
   bool json = false;
   std::optional<std::string> html;  // --html FILE|-
 };
@@ -152,7 +158,81 @@ std::string render_json(const ModelConfig& m, const ParamReport& r) {
   return j.dump(2) + "\n";
 }
 
+// ---- --weights: the checkpoint's own tensors, beside the formula ----------------------------
+
+std::string census_text(const std::string& folder, const ModelConfig& m, const CheckpointCensus& c, const Text& t) {
+  std::string out = t("census.model", {{"folder", folder}, {"type", m.model_type}, {"layers", m.l}, {"files", c.files_count}}) + "\n";
+  out += "  " + t("census.how") + "\n\n";
+  TextTable tb;
+  tb.header = {t("census.col.group"), t("census.col.tensors"), t("census.col.files"), t("census.col.formula"), t("census.col.agree")};
+  tb.right = {false, true, true, true, false};
+  for (std::size_t g = 0; g < 5; ++g) {
+    const GroupCount& f = c.files[g];
+    bool same = f.params == c.formula[g];
+    tb.rows.push_back({t(std::string("census.group.") + param_group_name(static_cast<ParamGroup>(g))), with_commas_u(f.tensors),
+                       with_commas_u(f.params), with_commas_u(c.formula[g]), t("census.agree", {{"same", same}})});
+  }
+  const GroupCount& other = c.files[static_cast<std::size_t>(ParamGroup::Other)];
+  if (other.tensors > 0)
+    tb.rows.push_back({t("census.group.other"), with_commas_u(other.tensors), with_commas_u(other.params), "-", t("census.agree", {{"same", false}})});
+  u64 tensors = 0;
+  for (std::size_t g = 0; g < kParamGroups; ++g)
+    if (g != static_cast<std::size_t>(ParamGroup::Buffers)) tensors += c.files[g].tensors;
+  tb.rows.push_back({t("census.row.total"), with_commas_u(tensors), with_commas_u(c.files_total), with_commas_u(c.formula_total),
+                     t("census.agree", {{"same", c.files_total == c.formula_total}})});
+  out += render_table(tb);
+  for (const auto& [dtype, n] : c.dtype_params)
+    out += "  " + t("census.dtype", {{"dtype", dtype}, {"params", n}, {"bytes", c.dtype_bytes.at(dtype)}}) + "\n";
+  if (!c.buffers.empty())
+    out += "  " + t("census.buffers", {{"n", c.buffers.size()}, {"first", c.buffers.front()}}) + "\n";
+  for (const std::string& n : c.other) out += "  " + t("census.other", {{"tensor", n}}) + "\n";
+  bool agree = c.files_total == c.formula_total && other.tensors == 0;
+  for (std::size_t g = 0; g < 5; ++g) agree = agree && c.files[g].params == c.formula[g];
+  out += "\n  " + t("census.verdict", {{"agree", agree}, {"total", c.files_total}}) + "\n";
+  if (m.tied_embeddings && c.files[4].params > c.formula[4])
+    out += "  " + t("census.tied_copy") + "\n";
+  return out;
+}
+
+std::string census_json(const std::string& folder, const ModelConfig& m, const CheckpointCensus& c) {
+  nlohmann::ordered_json j;
+  j["schema"] = "attnlab.params_weights/1";
+  j["weights"] = folder;
+  j["model_type"] = m.model_type;
+  bool agree = c.files_total == c.formula_total && c.other.empty();
+  for (std::size_t g = 0; g < 5; ++g) {
+    const GroupCount& f = c.files[g];
+    j["groups"][param_group_name(static_cast<ParamGroup>(g))] = {{"tensors", f.tensors}, {"files", f.params}, {"formula", c.formula[g]},
+                                                                 {"agree", f.params == c.formula[g]}};
+    agree = agree && f.params == c.formula[g];
+  }
+  j["other"] = c.other;
+  j["buffers"] = c.buffers;
+  j["total"] = {{"files", c.files_total}, {"formula", c.formula_total}};
+  j["dtypes"] = nlohmann::ordered_json::object();
+  for (const auto& [dtype, n] : c.dtype_params) j["dtypes"][dtype] = {{"params", n}, {"bytes", c.dtype_bytes.at(dtype)}};
+  j["agree"] = agree;
+  return j.dump(2) + "\n";
+}
+
+void run_params_weights(const ParamsOptions& o) {
+  if (!o.src.model.empty() || !o.src.config.empty() || o.src.dims.d_model > 0 || o.src.dims.heads > 0)
+    throw UsageError("census.err.alternatives");
+  std::string folder = resolve_weights(*o.weights);
+  std::string cfg = folder + "/config.json";
+  ModelConfig m = parse_hf_config(read_regular_file(cfg, std::size_t{4} << 20, "--weights"), cfg);
+  Checkpoint ck(folder);
+  CheckpointCensus c = census_checkpoint(ck, m);
+  if (o.html) {
+    const Text& t = text();
+    write_page("--html", *o.html, render_html_report({run_lang().code, t("census.html_title"), census_text(folder, m, c, t), {}, t.all_of("render")}));
+    return;
+  }
+  emit(o.json ? census_json(folder, m, c) : census_text(folder, m, c, text()));
+}
+
 void run_params(const ParamsOptions& o) {
+  if (o.weights) return run_params_weights(o);
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   ParamReport r = count_params(m);
   if (o.html) {
@@ -179,6 +259,7 @@ void setup_params(CLI::App& root) {
   CLI::App* sub = root.add_subcommand("params", t("calc.params.description"));
   bind_model_source(sub, opt->src);
   sub->add_option("--kv-heads", opt->src.dims.kv_heads, t("calc.params.opt.kv_heads"));
+  sub->add_option("--weights", opt->weights, t("census.opt.weights"));
   sub->add_flag("--json", opt->json, t("calc.params.opt.json"));
   sub->add_option("--html", opt->html, t("html.opt.html"));
   sub->callback([opt] { run_params(*opt); });

@@ -51,6 +51,10 @@ TEST_CASE("svd: a 2 by 2 worked by hand", "[svd]") {
   CHECK(s.V(1, 0) == Approx(h));
   CHECK(s.V(0, 1) == Approx(h));
   CHECK(s.V(1, 1) == Approx(-h));
+  // 45 of 45 + 5 in the first singular value
+  CHECK(singular_value_energy(s.S, 1) == Approx(0.9));
+  CHECK(singular_value_energy(s.S, 2) == Approx(1.0));
+  CHECK(singular_value_energy(Tensor({2}), 1) == 0.0);
 }
 
 TEST_CASE("svd: singular values and vectors equal numpy's on tall, wide, square and rank-deficient matrices", "[svd][golden]") {

@@ -167,12 +167,7 @@ void step_svd(LessonRecorder& r, const Settings& s, const TransMla& m) {
   r.tensor("singular_values", m.svd.S);  // (K)
   r.value("svd_sweeps", static_cast<std::int64_t>(m.svd.sweeps));
   r.value("svd_reconstruction", m.svd_reconstruction);
-  double energy = 0, total = 0;
-  for (std::size_t k = 0; k < s.K; ++k) {
-    total += m.svd.S.data[k] * m.svd.S.data[k];
-    if (k < s.r) energy += m.svd.S.data[k] * m.svd.S.data[k];
-  }
-  r.note("svd.note", {{"r", s.r}, {"share", total > 0 ? 100.0 * energy / total : 0.0}, {"diff", m.svd_reconstruction}});
+  r.note("svd.note", {{"r", s.r}, {"share", 100.0 * singular_value_energy(m.svd.S, s.r)}, {"diff", m.svd_reconstruction}});
 }
 
 void step_compress(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {

@@ -106,4 +106,13 @@ LowRank truncate_svd(const Svd& s, std::size_t r) {
   return lr;
 }
 
+double singular_value_energy(const Tensor& S, std::size_t r) {
+  double kept = 0, total = 0;
+  for (std::size_t k = 0; k < S.numel(); ++k) {
+    total += S.data[k] * S.data[k];
+    if (k < r) kept += S.data[k] * S.data[k];
+  }
+  return total > 0 ? kept / total : 0.0;
+}
+
 }  // namespace attn

@@ -29,4 +29,8 @@ struct LowRank {
 };
 LowRank truncate_svd(const Svd& s, std::size_t r);
 
+// The share of the squared singular values (of ‖A‖_F²) the first r carry: Σ_{k<r} S_k² / Σ_k S_k²
+// (0 for a zero matrix). The best rank-r approximation misses exactly the rest.
+double singular_value_energy(const Tensor& S, std::size_t r);
+
 }  // namespace attn

@@ -85,6 +85,12 @@ struct PortableKernel {
   static float dot(const float* q, const T* k, std::size_t n) { return attn::dot(q, k, n); }
   template <class T>
   static void axpy(float p, const T* v, float* acc, std::size_t n) { attn::axpy(p, v, acc, n); }
+  // s[j] = exp(s[j] − m) for j < n; returns their sum.
+  static float exp_shift(float* s, std::size_t n, float m) {
+    float sum = 0;
+    for (std::size_t j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - m));
+    return sum;
+  }
 };
 
 #ifdef ATTNLAB_AVX2_KERNEL
@@ -116,6 +122,38 @@ struct Avx2Kernel {
     const __m256 pp = _mm256_set1_ps(p);
     for (std::size_t i = 0; i < n; i += 8)
       _mm256_storeu_ps(acc + i, _mm256_fmadd_ps(pp, avx_load8(v + i), _mm256_loadu_ps(acc + i)));
+  }
+  // exp of 8 floats ≤ 0 (scores minus their running max): e^x = 2^n · e^f with n = round(x / ln 2),
+  // f = x − n ln 2 (ln 2 in two parts), e^f by Cephes' expf polynomial; relative error about 2e-7.
+  __attribute__((target("avx2,fma"))) static __m256 exp8(__m256 x) {
+    x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 f = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    f = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), f);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_fmadd_ps(y, _mm256_mul_ps(f, f), _mm256_add_ps(f, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  }
+  __attribute__((target("avx2,fma"))) static float exp_shift(float* s, std::size_t n, float m) {
+    const __m256 mm = _mm256_set1_ps(m);
+    __m256 acc = _mm256_setzero_ps();
+    std::size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(s + j), mm));
+      _mm256_storeu_ps(s + j, e);
+      acc = _mm256_add_ps(acc, e);
+    }
+    alignas(32) float part[8];
+    _mm256_store_ps(part, acc);
+    float sum = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+    for (; j < n; ++j) sum += (s[j] = std::exp(s[j] - m));
+    return sum;
   }
 };
 
@@ -151,7 +189,7 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
       float corr = std::exp(m[h] - mn);
       l[h] *= corr;
       scale_row(corr, acc + h * Dv, Dv);
-      for (std::size_t j = 0; j < nb; ++j) l[h] += (sh[j] = std::exp(sh[j] - mn));
+      l[h] += Kernel::exp_shift(sh, nb, mn);
       m[h] = mn;
     }
     for (std::size_t j = 0; j < nb; ++j) {

@@ -57,3 +57,27 @@ TEST_CASE("kv-cache --memory: weights that do not fit leave no sequences", "[kv_
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
 }
+
+// With --tp 2 each GPU holds half the weights (8,030,261,248 B; free 77,869,084,672) and its share of
+// the cache: MHA's and GQA's heads split (1 GiB -> 72, 256 MiB -> 290), MQA's one KV head and MLA's
+// latent replicated on both GPUs (64 MiB -> 1,160; 150,994,944 B -> 515). Under tensor parallelism
+// MLA's lead over GQA shrinks from 3.6× to 1.8×.
+TEST_CASE("kv-cache --memory with --tp 2: per-GPU caches worked by hand", "[kv_memory_fit][cli]") {
+  CliResult j = run_cli("kv-cache --model llama-3-8b --memory 80GiB --tp 2 --json");
+  REQUIRE(j.code == 0);
+  nlohmann::json mem = nlohmann::json::parse(j.out)["memory"];
+  CHECK(mem["weights_bytes"] == 8030261248u);
+  CHECK(mem["free_bytes"] == 77869084672u);
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> want = {
+      {"mha", {1073741824u, 72}}, {"gqa", {268435456u, 290}}, {"mqa", {67108864u, 1160}}, {"mla", {150994944u, 515}}};
+  std::size_t seen = 0;
+  for (const auto& v : mem["variants"]) {
+    auto it = want.find(v["name"].get<std::string>());
+    if (it == want.end()) continue;
+    ++seen;
+    INFO(it->first);
+    CHECK(v["bytes_per_sequence"] == it->second.first);
+    CHECK(v["sequences"] == it->second.second);
+  }
+  CHECK(seen == 4);
+}

@@ -11,6 +11,7 @@
   X(symmetry_lesson)  /* the conversation: why initialization is random */  \
   X(gate_lesson)      /* the conversation: a fourth matrix */               \
   X(mla_lesson)       /* the conversation: DeepSeek's MLA */                \
+  X(transmla_lesson)  /* the conversation: GQA models turned into MLA */    \
   X(decode_lesson)    /* the conversation: decoding with a KV cache */     \
   X(ffn_lesson)       /* section 3: the feed-forward network */             \
   X(gelu_lesson)      /* section 3.2: the activations */                    \

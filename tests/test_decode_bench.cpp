@@ -62,12 +62,27 @@ TEST_CASE("bench: every variant's kernel runs in f32 and bf16 and reports the fo
   }
 }
 
+TEST_CASE("bench: the AVX2 kernel, where the CPU has it, computes what the portable one does", "[bench]") {
+  for (const BenchVariant& v : bench_variants(4, 2, 24, 16, 8))
+    for (int bytes : {4, 2}) {
+      INFO(v.id << " " << bytes << " bytes");
+      DecodeBenchResult a = bench_decode_variant(v, 2, 500, bytes, 1, 0.0, DecodeKernel::Automatic);
+      DecodeBenchResult p = bench_decode_variant(v, 2, 500, bytes, 1, 0.0, DecodeKernel::Portable);
+      CHECK(p.kernel == "portable");
+      CHECK((a.kernel == "avx2" || a.kernel == "portable"));
+      // float32 sums in a different order (and fused): equal to a few units in the last place of each output
+      CHECK(std::fabs(a.checksum - p.checksum) <= 1e-4 * (1.0 + std::fabs(p.checksum)));
+      CHECK(a.bytes == p.bytes);
+    }
+}
+
 TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
   CliResult r = run_cli("bench decode --model llama-3-8b --seq-len 64 --min-time 0 --json");
   INFO(r.err);
   REQUIRE(r.code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["memory_gb_per_s"].get<double>() > 0);
+  CHECK((j["kernel"] == "avx2" || j["kernel"] == "portable"));
   REQUIRE(j["variants"].size() == 5);
   for (const auto& v : j["variants"])
     for (const char* key : {"name", "bytes_per_token", "seconds_per_token", "gb_per_s", "gflop_per_s"}) CHECK(v.contains(key));

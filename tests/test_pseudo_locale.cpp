@@ -157,7 +157,7 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
   std::set<std::string> allow = base_allowlist();
   for (const char* args : {"list", "models", "params --model gpt2", "params --model deepseek-v3",
                            "params --model llama-3-8b", "kv-cache --model deepseek-v3 --seq-len 32768",
-                           "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
+                           "kv-cache --model llama-3-8b --tp 4 --memory 80GiB", "kv-cache --model llama-3-8b --memory 80GiB", "kv-cache --heads 12 --kv-heads 4",
                            "kv-cache --model deepseek-v3 --kv-heads 8 --tp 8", "params --d-model 768 --heads 12",
                            "params --model qwen3-30b-a3b", "params --model gpt-3-175b",
                            "params --model llama-4-scout", "kv-cache --model llama-4-scout --seq-len 32768",
@@ -189,7 +189,7 @@ TEST_CASE("pseudo-locale: usage errors", "[catalog][qps]") {
                            "kv-cache --model nosuch", "params --config /nonexistent", "lesson mha --tokens ''",
                            "lesson mha --bogus", "lesson gelu --values x", "render /nonexistent.json --text",
                            "render /tmp --text", "render /nonexistent.json", "lesson mha --html /nonexistent/p.html",
-                           "lesson decode --bandwidth -1",
+                           "lesson decode --bandwidth -1", "lesson transmla --latent-dim 99", "lesson transmla --kv-heads 3",
                            "bench decode --model nosuch", "bench decode --model gpt2 --seq-len 0", "bench decode",
                            "bench memory --size-mib 1", "bench decode --model gpt2 --dtype fp8",
                            "flops --model gpt2 --seq-len 0"})

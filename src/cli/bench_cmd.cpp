@@ -113,6 +113,7 @@ void run_decode(const DecodeOptions& o) {
                "GB/s", t("bench.decode.col.of_memory"), "GFLOP/s", t("bench.decode.col.flop_per_byte")};
   tb.right = {false, true, true, true, true, true, true, true};
   std::vector<std::string> skipped;
+  std::string kernel = "portable";
   for (const BenchVariant& v : vs) {
     if (v.id == "gqa" && w.n_g == 0) continue;
     std::uint64_t cache = bench_cache_numbers(v, B, N) * static_cast<std::uint64_t>(bytes);
@@ -124,6 +125,7 @@ void run_decode(const DecodeOptions& o) {
       continue;
     }
     DecodeBenchResult r = bench_decode_variant(v, B, N, bytes, 5, o.min_time);
+    kernel = r.kernel;
     double g = static_cast<double>(r.bytes) / r.time.min / 1e9, fl = static_cast<double>(r.flops) / r.time.min / 1e9;
     tb.rows.push_back({name, binary_size(static_cast<double>(cache)), fixed(r.time.min * 1e3, 3), fixed(r.time.median * 1e3, 3),
                        gbs(g), fixed(100.0 * g / mem.read_gb_s, 0) + "%", fixed(fl, 1),
@@ -140,6 +142,7 @@ void run_decode(const DecodeOptions& o) {
     j["dtype"] = o.dtype;
     j["threads"] = thread_count();
     j["memory_gb_per_s"] = mem.read_gb_s;
+    j["kernel"] = kernel;
     j["variants"] = jv;
     emit(j.dump(2) + "\n");
     return;
@@ -147,7 +150,8 @@ void run_decode(const DecodeOptions& o) {
   std::string out = t("bench.decode.header", {{"model", m.name}, {"heads", w.n_h}, {"d_h", w.d_h},
                                               {"d_c", w.d_c}, {"d_R", w.d_R}, {"seq_len", N}, {"batch", B},
                                               {"dtype", o.dtype}, {"threads", thread_count()}}) + "\n";
-  out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem.read_gb_s)}}) + "\n\n";
+  out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem.read_gb_s)}}) + "\n";
+  out += "  " + t("bench.decode.kernel", {{"kernel", kernel}}) + "\n\n";
   out += render_table(tb) + "\n";
   out += "  " + t("bench.decode.note") + "\n";
   if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";

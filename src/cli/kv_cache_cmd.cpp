@@ -1,6 +1,7 @@
 // attnlab kv-cache: the model's own KV cache (per layer, per token, per sequence, per batch, per
 // GPU), what-ifs for MHA / GQA / MQA / MLA on the same dims with a bar chart, --compare for
-// several models, --memory for how many tokens fit after the weights.
+// several models, --memory for how many tokens fit after the weights and how many sequences per
+// variant (MHA, GQA, MQA, MLA on the same weights).
 #include <sstream>
 
 #include <fmt/format.h>
@@ -150,20 +151,84 @@ std::string mla_note(const Text& t) {
   return out;
 }
 
-std::string memory_section(const ModelConfig& m, const KvOptions& o, const Dtype& dt, const Text& t) {
-  u64 mem = parse_size(o.memory, "--memory");
+// --memory: the memory left after the weights, and how many sequences of --seq-len fit in it for
+// the model and for each what-if variant (the same weights: only the cache differs).
+struct MemoryFit {
+  u64 memory = 0, weights = 0, free = 0;  // per GPU
+  bool fits = false;                      // the weights leave something for the cache
+  u64 tokens = 0, sequences = 0;          // the model's own cache
+  struct Row {
+    std::string name;
+    u64 per_sequence = 0, sequences = 0;  // bytes of one sequence's cache on one GPU; how many fit
+  };
+  std::vector<Row> variants;
+};
+
+MemoryFit memory_fit(const ModelConfig& m, const KvOptions& o, const Dtype& dt, const WhatIfDims& w) {
+  MemoryFit f;
+  f.memory = parse_size(o.memory, "--memory");
   Dtype wt = parse_dtype(o.weights_dtype, "--weights-dtype");
   u64 weights = bytes_of(count_params(m).total, wt, "weights");
-  u64 per_gpu_w = weights / o.tp + (weights % o.tp ? 1 : 0);
+  f.weights = weights / o.tp + (weights % o.tp ? 1 : 0);
   KvUsage one = kv_usage(m, o.seq_len, 1, dt, o.tp);
-  std::string out = t("calc.kv.memory", {{"memory", size_text(mem)}, {"dtype", wt.name}, {"weights", size_text(per_gpu_w)},
+  f.fits = f.weights < f.memory;
+  f.free = f.fits ? f.memory - f.weights : 0;
+  f.tokens = one.per_gpu_bytes_per_token ? f.free / one.per_gpu_bytes_per_token : 0;
+  f.sequences = one.per_gpu_bytes ? f.free / one.per_gpu_bytes : 0;
+  for (const KvVariant& v : kv_variants(m, w, o.seq_len, 1, dt, o.tp))
+    f.variants.push_back({v.name, v.per_gpu_bytes, v.per_gpu_bytes ? f.free / v.per_gpu_bytes : 0});
+  return f;
+}
+
+std::string variant_label(const std::string& name) {
+  return name == "mha" ? "MHA" : name == "mha_full" ? "MHA'" : name == "gqa" ? "GQA" : name == "mqa" ? "MQA" : "MLA";
+}
+
+std::string memory_section(const ModelConfig& m, const KvOptions& o, const Dtype& dt, const WhatIfDims& w, const Text& t) {
+  MemoryFit f = memory_fit(m, o, dt, w);
+  Dtype wt = parse_dtype(o.weights_dtype, "--weights-dtype");
+  KvUsage one = kv_usage(m, o.seq_len, 1, dt, o.tp);
+  std::string out = t("calc.kv.memory", {{"memory", size_text(f.memory)}, {"dtype", wt.name}, {"weights", size_text(f.weights)},
                                          {"split", o.tp > 1}}) + "\n";
-  if (per_gpu_w >= mem) return out + "  " + t("calc.kv.memory.no_fit") + "\n\n";
-  u64 free = mem - per_gpu_w;
-  out += "  " + t("calc.kv.memory.free", {{"free", size_text(free)}}) + "\n";
-  out += "  " + t("calc.kv.memory.tokens", {{"tokens", free / one.per_gpu_bytes_per_token}, {"per", one.per_gpu_bytes_per_token}}) + "\n";
-  out += "  " + t("calc.kv.memory.sequences", {{"seq_len", o.seq_len}, {"n", one.per_gpu_bytes ? free / one.per_gpu_bytes : 0}}) + "\n\n";
+  if (!f.fits) return out + "  " + t("calc.kv.memory.no_fit") + "\n\n";
+  out += "  " + t("calc.kv.memory.free", {{"free", size_text(f.free)}}) + "\n";
+  out += "  " + t("calc.kv.memory.tokens", {{"tokens", f.tokens}, {"per", one.per_gpu_bytes_per_token}}) + "\n";
+  out += "  " + t("calc.kv.memory.sequences", {{"seq_len", o.seq_len}, {"n", f.sequences}}) + "\n\n";
+  // Per variant: the same free memory, each variant's cache.
+  out += t("kvmem.title", {{"seq_len", o.seq_len}, {"free", binary_size(static_cast<double>(f.free))}}) + "\n";
+  TextTable tb;
+  tb.header = {t("kvmem.col.kind"), t("kvmem.col.per_sequence"), t("kvmem.col.sequences"), t("kvmem.col.vs_mha")};
+  tb.right = {false, true, true, true};
+  const MemoryFit::Row* mha = nullptr;
+  for (const auto& r : f.variants)
+    if (r.name == "mha") mha = &r;
+  for (const auto& r : f.variants) {
+    std::string vs = mha && mha->sequences > 0 ? fixed(double(r.sequences) / double(mha->sequences), 1) + "×" : "–";
+    tb.rows.push_back({variant_label(r.name), binary_size(static_cast<double>(r.per_sequence)), with_commas_u(r.sequences), vs});
+  }
+  out += render_table(tb);
+  const MemoryFit::Row *gqa = nullptr, *mla = nullptr;
+  for (const auto& r : f.variants) {
+    if (r.name == "gqa") gqa = &r;
+    if (r.name == "mla") mla = &r;
+  }
+  if (mha && mla && mha->sequences > 0)
+    out += "  " + t("kvmem.note", {{"mla", mla->sequences}, {"mha", mha->sequences}, {"times", fixed(double(mla->sequences) / double(mha->sequences), 1)},
+                                   {"has_gqa", gqa != nullptr && gqa->sequences > 0}, {"gqa", gqa ? gqa->sequences : 0},
+                                   {"times_gqa", gqa && gqa->sequences > 0 ? fixed(double(mla->sequences) / double(gqa->sequences), 1) : "0"}}) + "\n";
+  else if (mha && mla)
+    out += "  " + t("kvmem.note_none_mha", {{"mla", mla->sequences}}) + "\n";
+  out += "  " + t("kvmem.note_same_weights") + "\n\n";
   return out;
+}
+
+nlohmann::ordered_json memory_json(const MemoryFit& f) {
+  nlohmann::ordered_json j = {{"memory_bytes", f.memory}, {"weights_bytes", f.weights}, {"free_bytes", f.free},
+                              {"tokens", f.tokens}, {"sequences", f.sequences}};
+  j["variants"] = nlohmann::ordered_json::array();
+  for (const auto& r : f.variants)
+    j["variants"].push_back({{"name", r.name}, {"bytes_per_sequence", r.per_sequence}, {"sequences", r.sequences}});
+  return j;
 }
 
 nlohmann::ordered_json model_json(const ModelConfig& m, const KvOptions& o, const Dtype& t,
@@ -254,7 +319,9 @@ void run_kv(KvOptions o) {
   kv_usage(m, o.seq_len, o.batch, dt, o.tp);  // validates --tp before anything is printed
   auto variants = kv_variants(m, w, o.seq_len, o.batch, dt, o.tp);
   if (o.json) {
-    emit(model_json(m, o, dt, variants).dump(2) + "\n");
+    nlohmann::ordered_json j = model_json(m, o, dt, variants);
+    if (!o.memory.empty()) j["memory"] = memory_json(memory_fit(m, o, dt, w));
+    emit(j.dump(2) + "\n");
     return;
   }
   std::string title = model_title(m, t);
@@ -263,7 +330,7 @@ void run_kv(KvOptions o) {
   out += "  " + t("calc.kv.settings", {{"dtype", dt.name}, {"bytes", bytes_per_element_text(dt)}, {"seq_len", o.seq_len},
                                        {"batch", o.batch}, {"tp", o.tp}}) + "\n\n";
   out += own_cache(m, o, dt, t);
-  if (!o.memory.empty()) out += memory_section(m, o, dt, t);
+  if (!o.memory.empty()) out += memory_section(m, o, dt, w, t);
   out += whatif_section(w, variants, o, t);
   if (is_deepseek(m)) out += mla_note(t);  // the conversation's DeepSeek figures, for DeepSeek models
   if (o.html) {

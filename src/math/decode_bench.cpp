@@ -17,6 +17,11 @@
 
 #include "parallel.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ATTNLAB_AVX2_KERNEL 1
+#endif
+
 namespace attn {
 
 namespace {
@@ -74,11 +79,98 @@ inline void scale_row(float s, float* acc, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) acc[i] *= s;
 }
 
+// The portable kernel: GCC vectors, compiled for the baseline instruction set (SSE2 on x86-64).
+struct PortableKernel {
+  template <class T>
+  static float dot(const float* q, const T* k, std::size_t n) { return attn::dot(q, k, n); }
+  template <class T>
+  static void axpy(float p, const T* v, float* acc, std::size_t n) { attn::axpy(p, v, acc, n); }
+  // s[j] = exp(s[j] − m) for j < n; returns their sum.
+  static float exp_shift(float* s, std::size_t n, float m) {
+    float sum = 0;
+    for (std::size_t j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - m));
+    return sum;
+  }
+};
+
+#ifdef ATTNLAB_AVX2_KERNEL
+// The AVX2 kernel, chosen at run time when the CPU has AVX2 and FMA: 8 floats per instruction and
+// fused multiply-adds (the benchmark path only; the lessons never use FMA, see -ffp-contract=off).
+__attribute__((target("avx2,fma"))) inline __m256 avx_load8(const float* p) { return _mm256_loadu_ps(p); }
+__attribute__((target("avx2,fma"))) inline __m256 avx_load8(const std::uint16_t* p) {
+  __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+struct Avx2Kernel {
+  template <class T>
+  __attribute__((target("avx2,fma"))) static float dot(const float* q, const T* k, std::size_t n) {
+    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), avx_load8(k + i), a);
+      b = _mm256_fmadd_ps(_mm256_loadu_ps(q + i + 8), avx_load8(k + i + 8), b);
+    }
+    for (; i < n; i += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), avx_load8(k + i), a);
+    a = _mm256_add_ps(a, b);
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+  }
+  template <class T>
+  __attribute__((target("avx2,fma"))) static void axpy(float p, const T* v, float* acc, std::size_t n) {
+    const __m256 pp = _mm256_set1_ps(p);
+    for (std::size_t i = 0; i < n; i += 8)
+      _mm256_storeu_ps(acc + i, _mm256_fmadd_ps(pp, avx_load8(v + i), _mm256_loadu_ps(acc + i)));
+  }
+  // exp of 8 floats ≤ 0 (scores minus their running max): e^x = 2^n · e^f with n = round(x / ln 2),
+  // f = x − n ln 2 (ln 2 in two parts), e^f by Cephes' expf polynomial; relative error about 2e-7.
+  __attribute__((target("avx2,fma"))) static __m256 exp8(__m256 x) {
+    x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 f = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    f = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), f);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_fmadd_ps(y, _mm256_mul_ps(f, f), _mm256_add_ps(f, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  }
+  __attribute__((target("avx2,fma"))) static float exp_shift(float* s, std::size_t n, float m) {
+    const __m256 mm = _mm256_set1_ps(m);
+    __m256 acc = _mm256_setzero_ps();
+    std::size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(s + j), mm));
+      _mm256_storeu_ps(s + j, e);
+      acc = _mm256_add_ps(acc, e);
+    }
+    alignas(32) float part[8];
+    _mm256_store_ps(part, acc);
+    float sum = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+    for (; j < n; ++j) sum += (s[j] = std::exp(s[j] - m));
+    return sum;
+  }
+};
+
+bool cpu_has_avx2_fma() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+}
+#endif
+
 constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
 
 // One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
 // unnormalized output acc (Hg, Dv), updated block by block (online softmax).
-template <class T>
+template <class Kernel, class T>
 void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
                  std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1, float scale, float* m,
                  float* l, float* acc) {
@@ -89,7 +181,7 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
     std::size_t nb = std::min(kBlock, r1 - n0);
     for (std::size_t j = 0; j < nb; ++j) {
       const T* k = K + (n0 + j) * k_stride;
-      for (std::size_t h = 0; h < Hg; ++h) s[h * kBlock + j] = dot(q + h * Dk, k, Dk) * scale;
+      for (std::size_t h = 0; h < Hg; ++h) s[h * kBlock + j] = Kernel::dot(q + h * Dk, k, Dk) * scale;
     }
     for (std::size_t h = 0; h < Hg; ++h) {
       float* sh = &s[h * kBlock];
@@ -97,17 +189,17 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
       float corr = std::exp(m[h] - mn);
       l[h] *= corr;
       scale_row(corr, acc + h * Dv, Dv);
-      for (std::size_t j = 0; j < nb; ++j) l[h] += (sh[j] = std::exp(sh[j] - mn));
+      l[h] += Kernel::exp_shift(sh, nb, mn);
       m[h] = mn;
     }
     for (std::size_t j = 0; j < nb; ++j) {
       const T* v = V + (n0 + j) * v_stride;
-      for (std::size_t h = 0; h < Hg; ++h) axpy(s[h * kBlock + j], v, acc + h * Dv, Dv);
+      for (std::size_t h = 0; h < Hg; ++h) Kernel::axpy(s[h * kBlock + j], v, acc + h * Dv, Dv);
     }
   }
 }
 
-template <class T>
+template <class Kernel, class T>
 DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, std::size_t min_reps,
                               double min_seconds) {
   const std::size_t Hg = v.H / v.G, Dk = v.Dk, Dv = v.Dv;
@@ -150,7 +242,7 @@ DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint6
         std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
         std::size_t batch = sq / v.G, g = sq % v.G;
         const float* qh = q.data() + (batch * v.H + g * Hg) * Dk;
-        attend_rows(qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv, r0, r1,
+        attend_rows<Kernel>(qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv, r0, r1,
                     scale, &m[it * Hg], &l[it * Hg], &acc[it * Hg * Dv]);
       }
     });
@@ -257,11 +349,23 @@ std::uint64_t bench_flops(const BenchVariant& v, std::uint64_t B, std::uint64_t 
 }
 
 DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
-                                       std::size_t min_reps, double min_seconds) {
+                                       std::size_t min_reps, double min_seconds, DecodeKernel kernel) {
   if (v.G == 0 || v.H % v.G != 0 || v.Dk % 8 != 0 || v.Dv % 8 != 0 || (v.values_in_keys && v.Dv > v.Dk))
     throw std::invalid_argument("bench_decode_variant: H % G == 0 and widths multiple of 8 required");
-  return bytes_per_number == 2 ? run_variant<std::uint16_t>(v, B, N, min_reps, min_seconds)
-                               : run_variant<float>(v, B, N, min_reps, min_seconds);
+  DecodeBenchResult r;
+#ifdef ATTNLAB_AVX2_KERNEL
+  if (kernel == DecodeKernel::Automatic && cpu_has_avx2_fma()) {
+    r = bytes_per_number == 2 ? run_variant<Avx2Kernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
+                              : run_variant<Avx2Kernel, float>(v, B, N, min_reps, min_seconds);
+    r.kernel = "avx2";
+    return r;
+  }
+#endif
+  (void)kernel;
+  r = bytes_per_number == 2 ? run_variant<PortableKernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
+                            : run_variant<PortableKernel, float>(v, B, N, min_reps, min_seconds);
+  r.kernel = "portable";
+  return r;
 }
 
 }  // namespace attn

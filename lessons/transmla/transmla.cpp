@@ -1,0 +1,272 @@
+// Lesson `transmla`: a GQA layer is an MLA layer (TransMLA, Meng et al., arXiv:2502.07864), then
+// compressed. The GQA layer; the same layer rewritten as MLA (latent [K | V], copy up-projections)
+// with the same output and the same cache; the SVD of the joint K/V projection; the layer at a
+// smaller latent r; output error against cache size over every r; what absorption buys at decode;
+// how TransMLA and MHA2MLA (Ji et al., arXiv:2502.14837) deal with RoPE.
+// Legend: T tokens, D = d_model, H heads, G KV heads, Dh = d_h, C = d_c = 2·G·Dh, r the
+// compressed latent. Math: src/math/transmla.h, svd.h, mla.h, decode.h. Words: lessons/transmla/LANG.cat.
+#include <algorithm>
+
+#include "attention.h"
+#include "decode.h"
+#include "errors.h"
+#include "lesson.h"
+#include "mla.h"
+#include "models.h"
+#include "random.h"
+#include "svd.h"
+#include "transmla.h"
+
+namespace attn {
+
+namespace {
+
+constexpr std::uint64_t kContext = 8192;  // decode costs at an 8K context (TransMLA's speed-up is quoted there)
+constexpr std::size_t kTransMlaLatent = 512, kTransMlaRope = 64;  // TransMLA's suggested kv-lora-rank and qk-mqa-dim
+
+struct TransMlaOptions : RunContext {
+  std::optional<std::string> tokens;          // --tokens
+  std::optional<std::int64_t> seq_len;        // --seq-len
+  std::optional<std::int64_t> d_model;        // --d-model
+  std::optional<std::int64_t> heads;          // --heads
+  std::optional<std::int64_t> kv_heads;       // --kv-heads
+  std::optional<std::int64_t> head_dim;       // --head-dim
+  std::optional<std::int64_t> latent_dim;     // --latent-dim: the compressed r shown in detail
+  std::optional<std::int64_t> bytes_per_number;  // --bytes-per-number: 2 = bf16
+  bool causal = false;                        // --causal
+};
+
+void bind(OptionBinder& b, TransMlaOptions& o) {
+  b.text("--tokens", o.tokens);
+  b.integer("--seq-len", o.seq_len);
+  b.integer("--d-model", o.d_model);
+  b.integer("--heads", o.heads);
+  b.integer("--kv-heads", o.kv_heads);
+  b.integer("--head-dim", o.head_dim);
+  b.integer("--latent-dim", o.latent_dim);
+  b.integer("--bytes-per-number", o.bytes_per_number);
+  b.toggle("--causal", o.causal);
+}
+
+struct Settings {
+  TransMlaDims d;
+  std::size_t K;      // min(D, C): the most singular values
+  std::size_t r;      // the compressed latent shown in detail
+  std::size_t bytes;  // per cached number
+};
+
+Settings resolve(const TransMlaOptions& c, std::size_t T) {
+  Settings s{};
+  TransMlaDims& d = s.d;
+  d.T = T;
+  d.D = positive(c.d_model, 16, "--d-model");
+  d.H = positive(c.heads, 8, "--heads");
+  d.G = positive(c.kv_heads, 2, "--kv-heads");
+  require_divisible(d.H, "--heads", d.G, "--kv-heads");
+  std::string hd = "--heads, --kv-heads or --head-dim";
+  d.Dh = positive(c.head_dim, std::max<std::size_t>(1, d.D / d.H), "--head-dim");
+  require_fits({T, d.D}, "X", "--seq-len/--tokens or --d-model");
+  require_fits({d.D, d.H, d.Dh}, "W_Q", "--d-model, " + hd);
+  require_fits({d.D, 2, d.G, d.Dh}, "W_DKV", "--d-model, " + hd);
+  require_fits({2, d.G, d.Dh, d.H, d.Dh}, "W_UK", hd);
+  require_fits({d.H, T, T}, "the scores", "--seq-len/--tokens or --heads");
+  require_fits({T, d.H, d.Dh}, "K_C", "--seq-len/--tokens, " + hd);
+  s.K = std::min(d.D, d.C());
+  s.r = positive(c.latent_dim, std::max<std::size_t>(1, s.K / 2), "--latent-dim");
+  if (s.r > s.K)
+    throw UsageError("transmla.err.latent_dim", {{"flag", "--latent-dim"}, {"value", s.r}, {"max", s.K}});
+  s.bytes = positive(c.bytes_per_number, 2, "--bytes-per-number");
+  if (s.bytes > 8) throw UsageError("transmla.err.too_many", {{"flag", "--bytes-per-number"}, {"max", 8}});
+  // The work: the SVD (about 10 sweeps of K²/2 column pairs, 5 passes of M each) and one layer per rank.
+  double D = static_cast<double>(d.D), C = static_cast<double>(d.C()), K = static_cast<double>(s.K);
+  double Tn = static_cast<double>(T), HDh = static_cast<double>(d.H * d.Dh);
+  double layer = Tn * D * C + 2 * Tn * C * HDh + 2 * Tn * Tn * HDh + 2 * Tn * HDh * D + C * C * HDh;
+  require_work(10 * K * K / 2 * std::max(D, C) * 5 + (K + 3) * layer,
+               (K + 4) * (Tn * (D + C + 2 * HDh) + D * C + 2 * C * HDh) + static_cast<double>(d.H) * Tn * Tn * 4,
+               "--seq-len/--tokens, --d-model, " + hd);
+  return s;
+}
+
+// Everything the lesson shows, computed before any narration.
+struct TransMla {
+  Tensor X, W_Q, W_K, W_V, W_O;   // (T, D), (D, H*Dh), (D, G*Dh) ×2, (H*Dh, D)
+  AttentionPass gqa;              // the GQA layer
+  MlaWeights exact;               // the same layer as MLA: W_DKV (D, C), W_UK, W_UV (C, H*Dh)
+  MlaNaive mla;                   // its forward
+  Svd svd;                        // of W_DKV: U (D, K), S (K), V (C, K)
+  double svd_reconstruction = 0;  // max |U diag(S) Vᵀ − W_DKV|
+  MlaWeights low;                 // rank r
+  MlaNaive mla_r;                 // its forward
+  MlaAbsorbed absorbed_r;         // the absorbed path on the rank-r cache
+  RankSweep sweep;                // every rank
+  std::vector<VariantCost> run_exact, run_r;       // per decoded token at kContext, this run's dims
+  std::vector<VariantCost> llama_exact, llama_r;   // Llama 3 8B: C = 2·g·d_h, and TransMLA's 512 + 64
+  ModelConfig llama;
+};
+
+TransMla compute(const Settings& s, std::uint64_t seed, bool causal) {
+  const TransMlaDims& d = s.d;
+  Rng rng(seed);
+  TransMla m;
+  m.X = randn(rng, {d.T, d.D});
+  m.W_Q = init_weight(rng, d.D, d.H * d.Dh);
+  m.W_K = init_weight(rng, d.D, d.G * d.Dh);
+  m.W_V = init_weight(rng, d.D, d.G * d.Dh);
+  m.W_O = init_weight(rng, d.H * d.Dh, d.D);
+  m.gqa = grouped_attention(m.X, m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.G, causal);
+  m.exact = gqa_as_mla(m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.G);
+  m.mla = mla_naive(m.X, m.exact, transmla_mla_dims(d, d.C()), causal);
+  m.svd = svd_jacobi(m.exact.W_DKV);
+  LowRank full = truncate_svd(m.svd, s.K);
+  m.svd_reconstruction = max_abs_diff(matmul(full.left, full.right), m.exact.W_DKV);
+  m.low = compress_latent(m.exact, m.svd, s.r);
+  MlaDims dr = transmla_mla_dims(d, s.r);
+  m.mla_r = mla_naive(m.X, m.low, dr, causal);
+  m.absorbed_r = mla_absorbed(m.mla_r.c_KV, Tensor(), m.mla_r.Q_C, Tensor(), m.low, dr, causal);
+  m.sweep = latent_rank_sweep(m.X, m.exact, m.svd, d, m.gqa.output, causal);
+  m.run_exact = decode_variant_costs(VariantDims{d.H, d.G, d.Dh, d.C(), 0}, kContext);
+  m.run_r = decode_variant_costs(VariantDims{d.H, d.G, d.Dh, s.r, 0}, kContext);
+  m.llama = load_preset("llama-3-8b");
+  std::size_t lh = m.llama.n_h, lg = m.llama.n_g, ldh = m.llama.d_h;
+  m.llama_exact = decode_variant_costs(VariantDims{lh, lg, ldh, 2 * lg * ldh, 0}, kContext);
+  m.llama_r = decode_variant_costs(VariantDims{lh, lg, ldh, kTransMlaLatent, kTransMlaRope}, kContext);
+  return m;
+}
+
+void step_gqa(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {
+  const TransMlaDims& d = s.d;
+  r.step("gqa", {{"heads", d.H}, {"kv_heads", d.G}, {"d_h", d.Dh}, {"per_group", d.H / d.G}, {"cache", d.C()}});
+  r.tensor("X", m.X, rows);            // (T, D)
+  r.tensor("W_Q", m.W_Q);              // (D, H*Dh)
+  r.tensor("W_K", m.W_K);              // (D, G*Dh)
+  r.tensor("W_V", m.W_V);              // (D, G*Dh)
+  r.tensor("W_O", m.W_O);              // (H*Dh, D)
+  r.tensor("output_gqa", m.gqa.output, rows);  // (T, D)
+}
+
+void step_rewrite(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {
+  const TransMlaDims& d = s.d;
+  r.step("rewrite", {{"d_c", d.C()}, {"kv_heads", d.G}, {"d_h", d.Dh}, {"heads", d.H}});
+  r.tensor("W_DKV", m.exact.W_DKV);    // (D, C)
+  r.tensor("W_UK", m.exact.W_UK);      // (C, H*Dh)
+  r.tensor("W_UV", m.exact.W_UV);      // (C, H*Dh)
+  r.tensor("c_KV", m.mla.c_KV, rows);  // (T, C)
+  r.tensor("K_C", m.mla.K_C, rows);    // (T, H*Dh)
+  r.tensor("output_mla", m.mla.output, rows);  // (T, D)
+  double diff = max_abs_diff(m.mla.output, m.gqa.output);
+  double kdiff = max_abs_diff(m.mla.K_C, merge_heads(m.gqa.K_expanded));
+  r.value("rewrite_output_diff", diff);
+  r.value("rewrite_keys_diff", kdiff);
+  r.value("cache_gqa", I(d.C()));
+  r.value("cache_mla", I(m.mla.c_KV.dim(1)));
+  r.note("rewrite.note", {{"diff", diff}, {"d_c", d.C()}, {"mha", 2 * d.H * d.Dh}});
+}
+
+void step_svd(LessonRecorder& r, const Settings& s, const TransMla& m) {
+  r.step("svd", {{"d_model", s.d.D}, {"d_c", s.d.C()}, {"K", s.K}});
+  r.tensor("singular_values", m.svd.S);  // (K)
+  r.value("svd_sweeps", static_cast<std::int64_t>(m.svd.sweeps));
+  r.value("svd_reconstruction", m.svd_reconstruction);
+  r.note("svd.note", {{"r", s.r}, {"share", 100.0 * singular_value_energy(m.svd.S, s.r)}, {"diff", m.svd_reconstruction}});
+}
+
+void step_compress(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {
+  r.step("compress", {{"r", s.r}, {"d_c", s.d.C()}});
+  r.tensor("W_DKV_r", m.low.W_DKV);      // (D, r)
+  r.tensor("W_UK_r", m.low.W_UK);        // (r, H*Dh)
+  r.tensor("W_UV_r", m.low.W_UV);        // (r, H*Dh)
+  r.tensor("c_KV_r", m.mla_r.c_KV, rows);  // (T, r)
+  r.tensor("output_r", m.mla_r.output, rows);  // (T, D)
+  double err = max_abs_diff(m.mla_r.output, m.gqa.output);
+  double rel = relative_frobenius_error(m.mla_r.output, m.gqa.output);
+  r.value("error_r", err);
+  r.value("rel_error_r", rel);
+  r.note("compress.note", {{"r", s.r}, {"d_c", s.d.C()}, {"percent", 100.0 * static_cast<double>(s.r) / static_cast<double>(s.d.C())},
+                           {"rel", 100.0 * rel}});
+}
+
+void step_sweep(LessonRecorder& r, const Settings& s, const TransMla& m) {
+  r.step("sweep", {{"K", s.K}, {"d_c", s.d.C()}});
+  Table t{{r.t("sweep.col.r"), r.t("sweep.col.cache"), r.t("sweep.col.share"), r.t("sweep.col.max_error"),
+           r.t("sweep.col.rel_error")},
+          {}};
+  for (std::size_t k = 0; k < s.K; ++k)
+    t.rows.push_back({I(k + 1), I((k + 1) * s.bytes), m.sweep.cache_share.data[k], m.sweep.max_error.data[k],
+                      m.sweep.rel_error.data[k]});
+  r.table(t);
+  r.tensor("rank", m.sweep.rank);               // (K)
+  r.tensor("cache_share", m.sweep.cache_share); // (K)
+  r.tensor("rel_error", m.sweep.rel_error);     // (K)
+  r.tensor("max_error", m.sweep.max_error);     // (K)
+  r.chart(Chart{r.t("sweep.chart"), "rank", {"rel_error", "cache_share"}});
+  r.note("sweep.note", {{"K", s.K}, {"full_error", m.sweep.max_error.data[s.K - 1]}});
+}
+
+void cost_rows(LessonRecorder& r, Table& t, const std::string& model, const std::vector<VariantCost>& exact,
+               const std::vector<VariantCost>& low, std::size_t r_label, std::size_t rope, std::size_t c_label, std::size_t bytes) {
+  const VariantCost& base = exact[1];  // gqa
+  auto row = [&](const std::string& what, const VariantCost& v) {
+    t.rows.push_back({model, what, static_cast<std::int64_t>(v.per_token), static_cast<std::int64_t>(v.cache_read * bytes),
+                      static_cast<std::int64_t>(v.macs), static_cast<double>(v.cache_read) / static_cast<double>(base.cache_read),
+                      static_cast<double>(v.macs) / static_cast<double>(base.macs)});
+  };
+  row(r.t("absorb.row.gqa"), exact[1]);
+  row(r.t("absorb.row.naive"), exact[3]);
+  row(r.t("absorb.row.absorbed", {{"c", c_label}, {"has_rope", false}, {"rope", 0}}), exact[4]);
+  row(r.t("absorb.row.absorbed", {{"c", r_label}, {"has_rope", rope > 0}, {"rope", rope}}), low[4]);
+}
+
+void step_absorb(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {
+  r.step("absorb", {{"r", s.r}, {"context", kContext}, {"bytes", s.bytes}});
+  r.tensor("output_absorbed_r", m.absorbed_r.output_absorbed, rows);  // (T, D)
+  double diff = max_abs_diff(m.absorbed_r.output_absorbed, m.mla_r.output);
+  r.value("absorb_diff", diff);
+  Table t{{r.t("absorb.col.model"), r.t("absorb.col.path"), r.t("absorb.col.per_token"), r.t("absorb.col.bytes"),
+           r.t("absorb.col.macs"), r.t("absorb.col.read_ratio"), r.t("absorb.col.macs_ratio")},
+          {}};
+  cost_rows(r, t, r.t("absorb.model.run"), m.run_exact, m.run_r, s.r, 0, s.d.C(), s.bytes);
+  std::size_t lc = 2 * m.llama.n_g * m.llama.d_h;
+  cost_rows(r, t, r.t("absorb.model.llama", {{"heads", m.llama.n_h}, {"kv_heads", m.llama.n_g}, {"d_h", m.llama.d_h}}), m.llama_exact, m.llama_r, kTransMlaLatent, kTransMlaRope, lc, s.bytes);
+  r.table(t);
+  const VariantCost &g = m.llama_exact[1], &ex = m.llama_exact[4], &lo = m.llama_r[4];
+  r.note("absorb.note", {{"diff", diff}, {"exact_macs", static_cast<double>(ex.macs) / static_cast<double>(g.macs)},
+                         {"heads", m.llama.n_h}, {"d_c", lc}, {"latent", kTransMlaLatent}, {"rope", kTransMlaRope},
+                         {"read", static_cast<double>(g.cache_read) / static_cast<double>(lo.cache_read)},
+                         {"macs", static_cast<double>(lo.macs) / static_cast<double>(g.macs)}});
+}
+
+void step_rope(LessonRecorder& r) {
+  r.step("rope");
+  r.note("rope.note_transmla");
+  r.note("rope.note_mha2mla");
+}
+
+Trace run(const TransMlaOptions& c) {
+  LessonRecorder r("transmla", c.lang, {"transmla"});
+  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
+  Settings s = resolve(c, tokens.size());
+  record_common_config(r, c, tokens);
+  r.config("d_model", I(s.d.D));
+  r.config("n_heads", I(s.d.H));
+  r.config("n_kv_heads", I(s.d.G));
+  r.config("head_dim", I(s.d.Dh));
+  r.config("latent_dim", I(s.r));
+  r.config("bytes_per_number", I(s.bytes));
+  TransMla m = compute(s, static_cast<std::uint64_t>(c.seed), c.causal);
+
+  Labels rows{.rows = tokens};
+  step_gqa(r, s, m, rows);
+  step_rewrite(r, s, m, rows);
+  step_svd(r, s, m);
+  step_compress(r, s, m, rows);
+  step_sweep(r, s, m);
+  step_absorb(r, s, m, rows);
+  step_rope(r);
+  return r.finish();
+}
+
+}  // namespace
+
+extern const LessonInfo transmla_lesson = lesson_info<TransMlaOptions>("transmla", bind, run);
+
+}  // namespace attn

@@ -1,8 +1,6 @@
 // Loading a real checkpoint and the learner's sentence. See real_weights.h.
 #include "real_weights.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 
 #include "bpe.h"
@@ -34,10 +32,6 @@ std::vector<std::int64_t> parse_ids(const std::string& s) {
   return ids;
 }
 
-bool file_exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
 
 }  // namespace
 
@@ -64,7 +58,7 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   if (is_llama_family(type)) in.llama = std::make_unique<LlamaModel>(in.folder);
   else in.model = std::make_unique<Gpt2Model>(in.folder);
   const ModelConfig& m = in.config();
-  bool has_tokenizer = file_exists(in.folder + "/vocab.json") && file_exists(in.folder + "/merges.txt");
+  bool has_tokenizer = Gpt2Tokenizer::folder_has_tokenizer(in.folder);
   std::optional<Gpt2Tokenizer> tok;
   if (text) {
     if (text->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--text"}, {"max", kMaxTextBytes}});
@@ -84,7 +78,8 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   std::size_t limit = in.max_positions() == 0 ? max_tokens : std::min<std::size_t>(max_tokens, in.max_positions());
   if (in.ids.size() > limit)
     throw UsageError("checkpoint.err.too_many_tokens", {{"flag", text ? "--text" : "--token-ids"}, {"n", in.ids.size()}, {"max", limit}});
-  for (std::int64_t id : in.ids) in.labels.push_back(tok ? tok->label(id) : "#" + std::to_string(id));
+  if (tok) in.tokenizer = std::make_shared<const Gpt2Tokenizer>(std::move(*tok));
+  for (std::int64_t id : in.ids) in.labels.push_back(in.label(id));
   return in;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bpe.h"
 #include "gpt2.h"
 #include "llama.h"
 
@@ -19,6 +20,10 @@ struct RealInput {
   std::unique_ptr<LlamaModel> llama;  // a Llama-family one (llama, mistral, qwen2): exactly one is set
   std::vector<std::int64_t> ids;      // the tokens
   std::vector<std::string> labels;    // as shown: the tokenizer's pieces, or "#id" for --token-ids without one
+  std::shared_ptr<const Gpt2Tokenizer> tokenizer;  // the checkpoint's, when it has one
+
+  // A token as shown (generated tokens too): the tokenizer's piece, or "#id".
+  std::string label(std::int64_t id) const { return tokenizer ? tokenizer->label(id) : "#" + std::to_string(id); }
 
   const ModelConfig& config() const { return llama ? llama->config() : model->config(); }
   // The most tokens the model takes (GPT-2's learned positions, a Llama's max_position_embeddings

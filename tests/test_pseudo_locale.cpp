@@ -100,7 +100,7 @@ std::set<std::string> base_allowlist() {
   std::set<std::string> allow;
   // Program, units, formats, model families and the names of things that are not translated.
   add_identifiers(allow,
-                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops heads train "
+                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops heads generate train "
                   "KiB MiB GiB TiB PiB bf16 fp16 fp32 fp8 int8 int4 float bfloat "
                   "gpt llama mistral qwen falcon deepseek gemma mha gqa mqa mla ffn gelu swiglu silu relu "
                   "tanh softmax rope geva attention block gate symmetry roles memory hotpot inf nan");
@@ -259,5 +259,25 @@ TEST_CASE("pseudo-locale: Llama-family checkpoints in heads, lesson mha and less
         "params --weights " + w + " --model gpt2", "lesson swiglu --weights " + dir + "tiny-gpt2 --token-ids 1,2",
         "lesson gqa --weights " + dir + "tiny-gpt2 --token-ids 1,2", "lesson gqa --layer 1",
         "lesson gqa --weights " + w + " --kv-heads 2 --token-ids 1,2"})
+    check_no_leaks(args, allow);
+}
+
+TEST_CASE("pseudo-locale: generate and lessons attention, block, kv-memory on a real checkpoint", "[catalog][qps]") {
+  std::string dir = std::string(ATTNLAB_TEST_DIR) + "/fixtures/checkpoints/";
+  std::string w = dir + "tiny-gpt2", l = dir + "tiny-llama";
+  std::set<std::string> allow = lesson_allowlist("attention");
+  for (const char* lesson : {"block", "kv-memory"})
+    for (const std::string& a : lesson_allowlist(lesson)) allow.insert(a);
+  add_identifiers(allow, "heads weights layer tokens gpt2 llama logit id F32 bf16 prob");
+  for (const std::string& args : std::vector<std::string>
+       {"generate --weights " + w + " --token-ids 1,2,3 --tokens 3", "generate --weights " + l + " --token-ids 1,2 --tokens 2",
+        "generate --help", "lesson attention --weights " + w + " --layer 1 --head 2 --token-ids 1,2,3",
+        "lesson attention --weights " + l + " --head 3 --token-ids 1,2,3", "lesson attention --help",
+        "lesson block --weights " + w + " --layer 1 --token-ids 1,2,3", "lesson block --help",
+        "lesson kv-memory --weights " + w + " --token-ids 1,2,3", "lesson kv-memory --help",
+        // errors
+        "generate --weights " + w + " --token-ids 1,2 --tokens 0", "generate --weights " + w + " --token-ids 1,2 --tokens 40",
+        "lesson attention --weights " + w + " --head 4 --token-ids 1,2", "lesson block --weights " + l + " --token-ids 1,2",
+        "lesson kv-memory --weights " + l + " --token-ids 1,2"})
     check_no_leaks(args, allow);
 }

@@ -9,6 +9,7 @@
 #include "lesson.h"
 #include "models.h"
 #include "random.h"
+#include "real_weights.h"
 #include "row_stats.h"
 
 namespace attn {
@@ -31,9 +32,15 @@ struct BlockOptions : RunContext {
   std::optional<std::int64_t> d_ff;  // --d-ff
   bool causal = false;  // --causal
   std::optional<std::string> activation;  // --activation
+  std::optional<std::string> weights, text, token_ids;  // a real GPT-2 checkpoint and the learner's sentence
+  std::optional<std::int64_t> layer;                    // counting from 0
 };
 
 void bind(OptionBinder& b, BlockOptions& o) {
+  b.text("--weights", o.weights);
+  b.integer("--layer", o.layer);
+  b.text("--text", o.text);
+  b.text("--token-ids", o.token_ids);
   b.text("--tokens", o.tokens);
   b.integer("--seq-len", o.seq_len);
   b.integer("--d-model", o.d_model);
@@ -177,7 +184,85 @@ void step_params(LessonRecorder& r, const Dims& d) {
                          {"model_ffn", 100.0 * static_cast<double>(ffn_all) / static_cast<double>(gpt2.total)}});
 }
 
+// ---- --weights: a real GPT-2 layer as the block -------------------------------------------------
+
+constexpr std::size_t kRealMaxTokens = 64;  // the (H, T, T) heatmaps stay readable
+
+// The layer's own weights in the block's names, and its pass: x is the residual stream entering
+// the layer (the real embeddings and the layers below), output the one leaving it.
+Block compute_real(const RealInput& in, std::size_t layer) {
+  Gpt2LayerWeights w;
+  Gpt2LayerPass p = gpt2_layer_pass(*in.model, in.ids, layer, &w);
+  Block b;
+  b.X = std::move(p.x_in);
+  b.w = {std::move(w.ln1_g), std::move(w.ln1_b), std::move(w.W_Q), std::move(w.W_K), std::move(w.W_V), std::move(w.W_O),
+         std::move(w.b_Q), std::move(w.b_K), std::move(w.b_V), std::move(w.b_O), std::move(w.ln2_g), std::move(w.ln2_b),
+         std::move(w.W_1), std::move(w.b_1), std::move(w.W_2), std::move(w.b_2)};
+  b.p.ln1 = std::move(p.ln1);
+  b.p.Q = std::move(p.attn.Q);
+  b.p.K = std::move(p.attn.K);
+  b.p.V = std::move(p.attn.V);
+  b.p.weights = std::move(p.attn.weights);
+  b.p.concat = std::move(p.attn.concat);
+  b.p.attn_out = std::move(p.attn.output);
+  b.p.resid1 = std::move(p.x_mid);
+  b.p.ln2 = std::move(p.ln2);
+  b.p.ffn_hidden = std::move(p.ffn.z);
+  b.p.ffn_act = std::move(p.ffn.h);
+  b.p.ffn_out = std::move(p.ffn.y);
+  b.p.output = std::move(p.x_out);
+  return b;
+}
+
+// derived: d_model was derived from --heads (the random run's note).
+void narrate(LessonRecorder& r, const Dims& d, const Block& b, const std::vector<std::string>& tokens, bool causal, bool real,
+             bool derived = false) {
+  r.step(real ? "input_real" : "input");
+  r.tensor("X", b.X, Labels{.rows = tokens});
+  note_d_model_derived(r, derived, d.D, d.H);
+  step_ln(r, 1, b.X, b.p.ln1, b.w.ln1_gamma, b.w.ln1_beta, tokens);
+  step_attention(r, d, b.w, b.p, tokens, causal);
+  r.step("resid1");
+  r.tensor("resid1", b.p.resid1, Labels{.rows = tokens});
+  step_ln(r, 2, b.p.resid1, b.p.ln2, b.w.ln2_gamma, b.w.ln2_beta, tokens);
+  step_ffn(r, d, b.w, b.p, tokens);
+  step_stream(r, b.X, b.p, tokens);
+  step_params(r, d);
+}
+
+Trace run_real(const BlockOptions& c) {
+  for (auto [set, flag] : {std::pair{c.tokens.has_value(), "--tokens"}, {c.seq_len.has_value(), "--seq-len"},
+                           {c.d_model.has_value(), "--d-model"}, {c.heads.has_value(), "--heads"}, {c.d_ff.has_value(), "--d-ff"},
+                           {c.activation.has_value(), "--activation"}})
+    if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
+  RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
+  if (!in.model) throw UsageError("llama.err.block_llama", {{"folder", in.folder}});
+  const ModelConfig& mc = in.config();
+  std::int64_t layer = c.layer.value_or(0);
+  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  BlockOptions run = c;
+  run.causal = true;  // GPT-2's attention is causal, whatever --causal says
+  LessonRecorder r("block", c.lang, {"block", "ffn_common"});
+  Dims d{in.ids.size(), mc.d, mc.n_h, mc.d_h, mc.d_ff, in.model->activation()};
+  record_head_config(r, run, in.labels, HeadDims{d.T, d.D, d.H, d.Dk});
+  r.config("d_ff", I(d.F));
+  r.config("activation", std::string(activation_name(d.act)));
+  r.config("weights", in.folder);
+  r.config("layer", layer);
+  Block b = compute_real(in, static_cast<std::size_t>(layer));
+  r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d},
+                        {"d_ff", mc.d_ff}, {"act", activation_name(d.act)}, {"asked_causal", c.causal},
+                        {"next", layer + 1 < static_cast<std::int64_t>(mc.l)}});
+  narrate(r, d, b, in.labels, true, true);
+  return r.finish();
+}
+
 Trace run(const BlockOptions& c) {
+  if (c.weights) return run_real(c);
+  for (auto [set, flag] : {std::pair{c.text.has_value(), "--text"}, {c.token_ids.has_value(), "--token-ids"},
+                           {c.layer.has_value(), "--layer"}})
+    if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("block", c.lang, {"block", "ffn_common"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
   Dims d = resolve_dims(c, tokens.size());
@@ -185,18 +270,7 @@ Trace run(const BlockOptions& c) {
   r.config("d_ff", I(d.F));
   r.config("activation", std::string(activation_name(d.act)));
   Block b = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
-
-  r.step("input");
-  r.tensor("X", b.X, Labels{.rows = tokens});
-  note_d_model_derived(r, !c.d_model && d.D != 8, d.D, d.H);
-  step_ln(r, 1, b.X, b.p.ln1, b.w.ln1_gamma, b.w.ln1_beta, tokens);
-  step_attention(r, d, b.w, b.p, tokens, c.causal);
-  r.step("resid1");
-  r.tensor("resid1", b.p.resid1, Labels{.rows = tokens});
-  step_ln(r, 2, b.p.resid1, b.p.ln2, b.w.ln2_gamma, b.w.ln2_beta, tokens);
-  step_ffn(r, d, b.w, b.p, tokens);
-  step_stream(r, b.X, b.p, tokens);
-  step_params(r, d);
+  narrate(r, d, b, tokens, c.causal, false, !c.d_model && d.D != 8);
   return r.finish();
 }
 

@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "ffn.h"
 #include "ffn_common/ffn_common.h"
+#include "real_weights.h"
 
 namespace attn {
 
@@ -119,16 +120,113 @@ struct KvMemoryOptions : RunContext {
   std::optional<std::int64_t> d_ff;  // --d-ff
   std::optional<std::int64_t> top_k;  // --top-k
   std::optional<std::string> activation;  // --activation
+  std::optional<std::string> weights, text, token_ids;  // a real GPT-2 checkpoint and the learner's sentence
+  std::optional<std::int64_t> layer;                    // counting from 0
 };
 
 void bind(OptionBinder& b, KvMemoryOptions& o) {
+  b.text("--weights", o.weights);
+  b.integer("--layer", o.layer);
+  b.text("--text", o.text);
+  b.text("--token-ids", o.token_ids);
   b.text("--x", o.x);
   b.integer("--d-ff", o.d_ff);
   b.integer("--top-k", o.top_k);
   b.text("--activation", o.activation);
 }
 
+// ---- --weights: a real GPT-2 layer's MLP read as a memory --------------------------------------
+
+constexpr std::size_t kRealMaxTokens = 256;
+
+// x is the last token's residual after the layer's attention, through ln_2 (what the MLP reads);
+// keys are the columns of the layer's real W_1 (mlp.c_fc), values the rows of its W_2 (mlp.c_proj).
+struct RealMemory {
+  Layer L;
+  Read rd;
+  Tensor top_contributions;  // (K, D): the rows of rd.m.contribution of the K strongest keys
+  Tensor y_forward;          // (D): the forward's MLP output for the last token
+  Activation act;
+};
+
+RealMemory compute_real(const RealInput& in, std::size_t layer, std::size_t K) {
+  Gpt2LayerWeights w;
+  Gpt2LayerPass pass = gpt2_layer_pass(*in.model, in.ids, layer, &w);
+  std::size_t last = in.ids.size() - 1;
+  RealMemory out;
+  out.act = in.model->activation();
+  out.L = {std::move(w.W_1), std::move(w.b_1), std::move(w.W_2), std::move(w.b_2)};
+  Tensor x = row_block(pass.ln2.out, last, 1);  // (1, D)
+  out.rd = read(out.L, x.data, out.act, K);
+  std::vector<Tensor> rows;  // K of (1, D)
+  for (double j : out.rd.m.top_keys.data) rows.push_back(row_block(out.rd.m.contribution, static_cast<std::size_t>(j), 1));
+  out.top_contributions = Tensor({K, x.numel()}, stack0(rows).data);  // (K, D)
+  Tensor y = row_block(pass.ffn.y, last, 1);
+  out.y_forward = Tensor({y.numel()}, y.data);
+  return out;
+}
+
+void step_real_read(LessonRecorder& r, const RealMemory& x, std::size_t K, const std::string& token) {
+  const MemoryRead& mr = x.rd.m;
+  r.step("real_match", {{"token", token}, {"act", activation_name(x.act)}, {"keys", mr.match.numel()}});
+  r.tensor("x", x.rd.x, {}, {{"what", r.t("real_match.what", {{"token", token}})}});
+  r.tensor("match", mr.match);
+  r.tensor("activation", mr.activation);
+  r.tensor("real_top_keys", mr.top_keys);  // (K)
+  Table t{{r.t("match.col.rank"), r.t("real_match.col.key"), "match", "activation", r.t("match.col.contribution")}, {}};
+  for (std::size_t k = 0; k < K; ++k) {
+    auto j = static_cast<std::size_t>(mr.top_keys.data[k]);
+    t.rows.push_back({I(k + 1), I(j), mr.match.data[j], mr.activation.data[j], x.rd.norms.data[j]});
+  }
+  r.table(t);
+  std::size_t fired = count_above(mr.activation, 0.0);
+  r.value("keys_fired", I(fired));
+  r.step("real_write", {{"k", K}});
+  r.tensor("top_contributions", x.top_contributions, Labels{.rows = numbered(K, "#")});  // (K, D)
+  r.tensor("y", mr.y);
+  r.value("sum_check", max_abs_diff(x.rd.direct.y, mr.y));
+  r.value("forward_check", max_abs_diff(mr.y, x.y_forward));
+  double top_share = 0;
+  for (double j : mr.top_keys.data) top_share += fraction_of_total(x.rd.norms, static_cast<std::size_t>(j));
+  r.value("top_share", top_share);
+  r.note("real_write.note", {{"k", K}, {"share", 100.0 * top_share}, {"fired", fired}, {"keys", mr.match.numel()}});
+}
+
+Trace run_real(const KvMemoryOptions& c) {
+  for (auto [set, flag] : {std::pair{c.x.has_value(), "--x"}, {c.d_ff.has_value(), "--d-ff"}, {c.activation.has_value(), "--activation"}})
+    if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
+  RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
+  if (!in.model) throw UsageError("llama.err.ffn_llama", {{"folder", in.folder}});
+  const ModelConfig& mc = in.config();
+  std::int64_t layer = c.layer.value_or(0);
+  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  std::size_t K = positive(c.top_k, 5, "--top-k");
+  if (K > mc.d_ff) throw UsageError("kv_memory.err.top_k", {{"top_k", K}, {"d_ff", mc.d_ff}});
+  LessonRecorder r("kv-memory", c.lang, {"kv_memory", "ffn_common"});
+  RealMemory x = compute_real(in, static_cast<std::size_t>(layer), K);
+  r.config("d_model", I(mc.d));
+  r.config("d_ff", I(mc.d_ff));
+  r.config("top_k", I(K));
+  r.config("activation", std::string(activation_name(x.act)));
+  r.config("weights", in.folder);
+  r.config("layer", layer);
+  r.config("tokens", in.labels);
+  r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"keys", mc.d_ff},
+                        {"token", in.labels.back()}, {"n", in.ids.size()}});
+  r.tensor("W_1", x.L.W_1);  // (D, F): column j is key j
+  r.tensor("b_1", x.L.b_1);  // (F)
+  r.tensor("W_2", x.L.W_2);  // (F, D): row j is value j
+  r.tensor("b_2", x.L.b_2);  // (D)
+  step_real_read(r, x, K, in.labels.back());
+  return r.finish();
+}
+
 Trace run(const KvMemoryOptions& c) {
+  if (c.weights) return run_real(c);
+  for (auto [set, flag] : {std::pair{c.text.has_value(), "--text"}, {c.token_ids.has_value(), "--token-ids"},
+                           {c.layer.has_value(), "--layer"}})
+    if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("kv-memory", c.lang, {"kv_memory", "ffn_common"});
   const PlantedMemory& m = planted_memory();
   std::size_t D = m.key.size();

@@ -80,15 +80,18 @@ void step_input(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::v
   if (d.d_model_derived) r.note("input.note_d_model", {{"d_model", d.D}, {"heads", d.H}, {"d_k", d.Dk}});
 }
 
-void step_group_map(LessonRecorder& r, const KvDims& d) {
+// base: the number of the first head and group as shown (1 as the chapter counts; 0 on a real
+// checkpoint, as its tensor names and TransformerLens count).
+void step_group_map(LessonRecorder& r, const KvDims& d, std::size_t base = 1) {
   std::size_t per = d.H / d.G;
   r.step("group_map", {{"heads", d.H}, {"groups", d.G}, {"per", per}});
   r.tensor("group_of_head", group_of_head(d.H, d.G));
   r.value("heads_per_group", I(per));
   Table map{{r.t("group_map.col.group"), r.t("group_map.col.heads")}, {}};
   for (std::size_t j = 0; j < d.G; ++j)
-    map.rows.push_back({I(j + 1), r.t("group_map.row.heads", {{"single", per == 1}, {"first", j * per + 1}, {"last", (j + 1) * per}})});
+    map.rows.push_back({I(j + base), r.t("group_map.row.heads", {{"single", per == 1}, {"first", j * per + base}, {"last", (j + 1) * per - 1 + base}})});
   r.table(map);
+  if (base == 0) r.note("group_map.note_real");
 }
 
 void step_project(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::vector<std::string>& tokens) {
@@ -114,7 +117,7 @@ void step_split(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::v
 }
 
 void step_attend(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::vector<std::string>& tokens,
-                 bool causal) {
+                 bool causal, std::size_t base = 1) {
   r.step("scores", {{"d_k", d.Dk}});
   Labels square{.rows = tokens, .cols = tokens};
   r.tensor("scores", k.p.scores, square, {{"causal", causal}});  // (H, T, T)
@@ -125,7 +128,7 @@ void step_attend(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::
   std::size_t last = d.T - 1;
   for (std::size_t h = 0; h < std::min<std::size_t>(d.H, 8); ++h) {
     std::size_t j = strongest_column(W, h, last);
-    r.note("scores.note_head", {{"head", h + 1}, {"group", h / (d.H / d.G) + 1}, {"query", tokens[last]},
+    r.note("scores.note_head", {{"head", h + base}, {"group", h / (d.H / d.G) + base}, {"query", tokens[last]},
                                 {"key", tokens[j]}, {"weight", W(h, last, j)}});
   }
 }
@@ -312,11 +315,11 @@ Trace run_kv_sharing_real(const KvOptions& given, const KvStory& story) {
                       {"groups", mc.n_g}, {"per", mc.n_h / mc.n_g}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"bias", mc.qkv_bias}});
   if (mc.n_h * mc.d_h != mc.d) r.note("real_llama.note_width", {{"heads", mc.n_h}, {"d_k", mc.d_h}, {"width", mc.n_h * mc.d_h}, {"d_model", mc.d}});
   r.tensor("X", k.X, {.rows = tokens});
-  step_group_map(r, d);
+  step_group_map(r, d, 0);
   step_project(r, d, k, tokens);
   step_rope_real(r, in, x, tokens);
   step_split(r, d, k, tokens);
-  step_attend(r, d, k, tokens, true);
+  step_attend(r, d, k, tokens, true, 0);
   step_output(r, d, k, tokens);
   step_equivalence_real(r, d, k, tokens);
   step_cache(r, d, false);

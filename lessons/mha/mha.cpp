@@ -117,21 +117,22 @@ void step_project(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vecto
   r.tensor("V", std::move(m.p.V), rows);  // (T, D)
 }
 
-void step_split_heads(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens) {
+// real: a checkpoint's layer, whose heads count from 0 (the random runs count from 1, as the chapter does).
+void step_split_heads(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens, bool real = false) {
   r.step("split_heads", {{"d_model", d.D}, {"heads", d.H}, {"d_k", d.Dk}});
   const Tensor& Q_heads = r.tensor("Q_heads", std::move(m.p.Q_heads), {.rows = tokens});  // (H, T, Dk)
   r.tensor("K_heads", std::move(m.p.K_heads), {.rows = tokens});  // (H, T, Dk)
   r.tensor("V_heads", std::move(m.p.V_heads), {.rows = tokens});  // (H, T, Dk)
   r.value("d_k", I(d.Dk));
-  r.tensor("W_Q_1", std::move(m.W_Q_1));
+  r.tensor("W_Q_1", std::move(m.W_Q_1), {}, {{"real", real}});
   const Tensor& Q_1_direct = r.tensor("Q_1_direct", std::move(m.Q_1_direct), {.rows = tokens});  // (T, Dk)
   double diff = max_abs_diff(Q_1_direct, slice0(Q_heads, 0));
-  r.value("head1_check", diff);
+  r.value("head1_check", diff, {{"real", real}});
   r.note("split_heads.note", {{"diff", diff}});
 }
 
 void step_attention(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens,
-                    bool causal) {
+                    bool causal, bool real = false) {
   r.step("scores", {{"d_k", d.Dk}, {"T", d.T}});
   Labels square{.rows = tokens, .cols = tokens};
   r.tensor("scores", std::move(m.p.scores), square, {{"causal", causal}});
@@ -140,12 +141,12 @@ void step_attention(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vec
   const Tensor& W = r.tensor("weights", std::move(m.p.weights), square);
   r.value("max_row_sum_error", max_row_sum_error(W));
   if (d.H > 1) r.value("head_difference", max_abs_diff(slice0(W, 0), slice0(W, 1)));
-  std::size_t last = d.T - 1, listed = std::min<std::size_t>(d.H, 8);
+  std::size_t last = d.T - 1, listed = std::min<std::size_t>(d.H, 8), base = real ? 0 : 1;
   for (std::size_t h = 0; h < listed; ++h) {
     std::size_t j = strongest_column(W, h, last);
-    r.note("weights.note_head", {{"head", h + 1}, {"query", tokens[last]}, {"key", tokens[j]}, {"weight", W(h, last, j)}});
+    r.note("weights.note_head", {{"head", h + base}, {"query", tokens[last]}, {"key", tokens[j]}, {"weight", W(h, last, j)}});
   }
-  if (listed < d.H) r.note("weights.note_more", {{"from", listed + 1}, {"to", d.H}});
+  if (listed < d.H) r.note("weights.note_more", {{"from", listed + base}, {"to", d.H - 1 + base}});
 }
 
 void step_concat_output(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens) {
@@ -234,9 +235,9 @@ Trace run_real(const MhaOptions& given) {
     r.tensor("X", m.X, {.rows = tokens});
     step_project(r, d, m, tokens);
     if (mc.n_g != mc.n_h) r.note("project.note_gqa", {{"heads", mc.n_h}, {"kv_heads", mc.n_g}, {"per", mc.n_h / mc.n_g}, {"width", mc.n_g * mc.d_h}});
-    step_split_heads(r, d, m, tokens);
+    step_split_heads(r, d, m, tokens, true);
     step_rope(r, in, m, tokens);
-    step_attention(r, d, m, tokens, true);
+    step_attention(r, d, m, tokens, true, true);
     step_concat_output(r, d, m, tokens);
     r.note("real_llama.note_params");
     return r.finish();
@@ -245,8 +246,8 @@ Trace run_real(const MhaOptions& given) {
   r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d}});
   step_input(r, m, tokens, true);
   step_project(r, d, m, tokens);
-  step_split_heads(r, d, m, tokens);
-  step_attention(r, d, m, tokens, true);
+  step_split_heads(r, d, m, tokens, true);
+  step_attention(r, d, m, tokens, true, true);
   step_concat_output(r, d, m, tokens);
   step_params(r, d);
   return r.finish();

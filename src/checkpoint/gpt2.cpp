@@ -70,10 +70,10 @@ Gpt2Model::Gpt2Model(const std::string& folder) : ck_(folder) {
   }
 }
 
-Tensor Gpt2Model::embed(const std::vector<std::int64_t>& ids) const {
+Tensor Gpt2Model::embed(const std::vector<std::int64_t>& ids, std::size_t first_position) const {
   std::size_t T = ids.size(), D = m_.d;
   Tensor x({T, D});
-  Tensor pos = ck_.read_rows(name("wpe.weight"), {m_.positions, D}, 0, T);
+  Tensor pos = ck_.read_rows(name("wpe.weight"), {m_.positions, D}, first_position, T);
   for (std::size_t t = 0; t < T; ++t) {
     Tensor row = ck_.read_rows(name("wte.weight"), {m_.vocab, D}, static_cast<std::size_t>(ids[t]), 1);
     for (std::size_t c = 0; c < D; ++c) x(t, c) = row.data[c] + pos(t, c);

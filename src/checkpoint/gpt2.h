@@ -53,8 +53,9 @@ class Gpt2Model {
   double eps() const { return eps_; }
   Activation activation() const { return act_; }
 
-  // wte[ids] + wpe[0..T): (T, D). Ids must be < V and T ≤ P (the caller checks, naming its flag).
-  Tensor embed(const std::vector<std::int64_t>& ids) const;
+  // wte[ids] + wpe[p0 .. p0+T): (T, D), p0 = first_position (0, or the tokens a KV cache holds).
+  // Ids must be < V and p0 + T ≤ P (the caller checks, naming its flag).
+  Tensor embed(const std::vector<std::int64_t>& ids, std::size_t first_position = 0) const;
   Gpt2LayerWeights layer(std::size_t i) const;  // converted to double now, dropped by the caller
   Gpt2LayerPass run_layer(const Gpt2LayerWeights& w, const Tensor& x) const;
   // ln_f(x) · headᵀ: (T, V), the head read a block of rows at a time.

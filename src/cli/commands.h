@@ -36,6 +36,7 @@ void setup_render(CLI::App& root);    // attnlab render TRACE.json (--html FILE 
 void setup_bench(CLI::App& root);     // attnlab bench memory | decode
 void setup_flops(CLI::App& root);     // attnlab flops
 void setup_heads(CLI::App& root);     // attnlab heads (a real checkpoint's head roles)
+void setup_generate(CLI::App& root);  // attnlab generate (greedy decoding with a KV cache)
 void setup_train(CLI::App& root);     // attnlab train
 
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons

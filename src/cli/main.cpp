@@ -185,6 +185,7 @@ int main(int argc, char** argv) {
     attn::cli::setup_bench(app);
     attn::cli::setup_flops(app);
     attn::cli::setup_heads(app);
+    attn::cli::setup_generate(app);
     attn::cli::setup_train(app);
     attn::cli::check_option_values(app);
     attn::cli::localize_help(app);

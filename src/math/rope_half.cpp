@@ -32,7 +32,7 @@ Tensor rope_scale_llama3(const Tensor& inv_freq, double factor, double low_freq_
   return out;
 }
 
-Tensor apply_rope_half(const Tensor& x, const Tensor& inv_freq) {
+Tensor apply_rope_half(const Tensor& x, const Tensor& inv_freq, std::size_t first_position) {
   if (x.rank() != 3 || x.dim(2) % 2 != 0 || inv_freq.shape != Shape{x.dim(2) / 2})
     throw std::invalid_argument("apply_rope_half: x " + shape_str(x.shape) + ", inv_freq " + shape_str(inv_freq.shape) +
                                 " do not fit (n, T, Dh), (Dh/2)");
@@ -40,7 +40,7 @@ Tensor apply_rope_half(const Tensor& x, const Tensor& inv_freq) {
   Tensor out(x.shape);
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t i = 0; i < half; ++i) {
-      double a = static_cast<double>(t) * inv_freq.data[i], c = std::cos(a), s = std::sin(a);
+      double a = static_cast<double>(first_position + t) * inv_freq.data[i], c = std::cos(a), s = std::sin(a);
       for (std::size_t h = 0; h < n; ++h) {
         double lo = x(h, t, i), hi = x(h, t, i + half);
         out(h, t, i) = lo * c - hi * s;

@@ -21,7 +21,8 @@ Tensor rope_scale_linear(const Tensor& inv_freq, double factor);
 //   s = (old_context / wavelen − low) / (high − low),  θ' = (1 − s) · θ / factor + s · θ.
 Tensor rope_scale_llama3(const Tensor& inv_freq, double factor, double low_freq_factor, double high_freq_factor,
                          double old_context);
-// x (n, T, Dh) -> (n, T, Dh): row t of every head rotated for position t with the θ of inv_freq (Dh/2).
-Tensor apply_rope_half(const Tensor& x, const Tensor& inv_freq);
+// x (n, T, Dh) -> (n, T, Dh): row t of every head rotated for position first_position + t with the
+// θ of inv_freq (Dh/2). first_position > 0: new rows decoded after a KV cache of that many tokens.
+Tensor apply_rope_half(const Tensor& x, const Tensor& inv_freq, std::size_t first_position = 0);
 
 }  // namespace attn

@@ -1,8 +1,5 @@
 // GPT-2 byte-level BPE. See bpe.h.
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "bpe.h"
-
-#include <pcre2.h>
 
 #include <fstream>
 #include <memory>
@@ -12,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "pattern.h"
 
 namespace attn {
 
@@ -70,18 +68,6 @@ std::vector<std::string> chars_of(const std::string& s) {
   return out;
 }
 
-struct Code {
-  pcre2_code* code = nullptr;
-  Code() {
-    int err = 0;
-    PCRE2_SIZE off = 0;
-    code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &err,
-                         &off, nullptr);
-    if (code == nullptr) throw std::logic_error("GPT-2 pattern does not compile");
-  }
-  ~Code() { pcre2_code_free(code); }
-};
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("checkpoint.err.tokenizer_missing", {{"file", path}});
@@ -92,8 +78,16 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> gpt2_pretokenize(const std::string& text) {
-  static const Code re;
+Regex::Regex(const std::string& pattern, const std::string& file) {
+  int err = 0;
+  PCRE2_SIZE off = 0;
+  code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP, &err, &off, nullptr);
+  if (code == nullptr) throw UsageError("checkpoint.err.tokenizer_regex", {{"file", file}, {"at", static_cast<std::uint64_t>(off)}});
+}
+
+Regex::~Regex() { pcre2_code_free(code); }
+
+std::vector<std::string> split_pieces(const Regex& re, const std::string& text, bool isolated) {
   std::vector<std::string> out;
   std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> md(
       pcre2_match_data_create_from_pattern(re.code, nullptr), &pcre2_match_data_free);
@@ -104,19 +98,39 @@ std::vector<std::string> gpt2_pretokenize(const std::string& text) {
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) throw UsageError("checkpoint.err.utf8", {{"at", static_cast<std::uint64_t>(at)}});
     PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
-    if (ov[1] == ov[0]) break;  // the pattern never matches empty; guard anyway
+    if (ov[1] == ov[0]) break;  // byte-level patterns never match empty; guard anyway
+    if (isolated && ov[0] > at) out.push_back(text.substr(at, ov[0] - at));
     out.push_back(text.substr(ov[0], ov[1] - ov[0]));
     at = ov[1];
   }
+  if (isolated && at < text.size()) out.push_back(text.substr(at));
   return out;
 }
 
+std::vector<std::string> gpt2_pretokenize(const std::string& text) {
+  static const Regex re(kPattern, "gpt2");
+  return split_pieces(re, text, false);
+}
+
+namespace {
+bool file_exists(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return in.good();
+}
+}  // namespace
+
+bool Gpt2Tokenizer::folder_has_tokenizer(const std::string& folder) {
+  return (file_exists(folder + "/vocab.json") && file_exists(folder + "/merges.txt")) || file_exists(folder + "/tokenizer.json");
+}
+
 Gpt2Tokenizer Gpt2Tokenizer::from_folder(const std::string& folder) {
+  if (!(file_exists(folder + "/vocab.json") && file_exists(folder + "/merges.txt")) && file_exists(folder + "/tokenizer.json"))
+    return from_tokenizer_json(read_file(folder + "/tokenizer.json"), folder + "/tokenizer.json");
   return Gpt2Tokenizer(read_file(folder + "/vocab.json"), read_file(folder + "/merges.txt"), folder);
 }
 
 Gpt2Tokenizer::Gpt2Tokenizer(const std::string& vocab_json, const std::string& merges_txt, const std::string& where)
-    : where_(where) {
+    : vocab_file_(where + "/vocab.json") {
   nlohmann::json v;
   std::string vfile = where + "/vocab.json";
   try {
@@ -177,12 +191,17 @@ std::vector<std::string> Gpt2Tokenizer::bpe(const std::string& piece) const {
 
 std::vector<std::int64_t> Gpt2Tokenizer::encode(const std::string& text) const {
   std::vector<std::int64_t> ids;
-  for (const std::string& piece : gpt2_pretokenize(text)) {
+  std::string input = add_prefix_space_ && !text.empty() && text[0] != ' ' ? " " + text : text;
+  std::vector<std::string> pieces = !split_ ? gpt2_pretokenize(input)
+                                            : split_->code == nullptr ? std::vector<std::string>{input} : split_pieces(*split_, input, true);
+  for (const std::string& piece : pieces) {
     std::string mapped;
     for (unsigned char c : piece) mapped += byte_chars()[c];
-    for (const std::string& sym : bpe(mapped)) {
+    // ignore_merges (Llama 3): a piece that is a token of its own is taken whole.
+    std::vector<std::string> symbols = ignore_merges_ && vocab_.count(mapped) ? std::vector<std::string>{mapped} : bpe(mapped);
+    for (const std::string& sym : symbols) {
       auto it = vocab_.find(sym);
-      if (it == vocab_.end()) throw UsageError("checkpoint.err.no_token", {{"file", where_ + "/vocab.json"}, {"token", sym}});
+      if (it == vocab_.end()) throw UsageError("checkpoint.err.no_token", {{"file", vocab_file_}, {"token", sym}});
       ids.push_back(it->second);
     }
   }

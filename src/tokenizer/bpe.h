@@ -8,16 +8,27 @@
 // A malformed vocab.json or merges.txt, or text that is not UTF-8, is a UsageError naming it.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace attn {
 
+struct Regex;  // a compiled pre-tokenizer pattern (pattern.h)
+
 class Gpt2Tokenizer {
  public:
-  // vocab.json and merges.txt in `folder`; missing: UsageError (tokenizer.err.missing).
+  // vocab.json and merges.txt in `folder`, or else its tokenizer.json; missing: UsageError
+  // (checkpoint.err.tokenizer_missing).
   static Gpt2Tokenizer from_folder(const std::string& folder);
+  static bool folder_has_tokenizer(const std::string& folder);
+  // A Hugging Face tokenizer.json (tokenizer_json.cpp): model BPE over bytes, the pre-tokenizer
+  // ByteLevel (GPT-2's pattern, or none with use_regex false), or a Sequence of Split (its Regex,
+  // behavior Isolated) and ByteLevel, as Llama 3 and Qwen2 write it; merges as "a b" or ["a", "b"];
+  // ignore_merges; added tokens kept for their labels (the text is not searched for them).
+  // Anything else: one UsageError naming the file and the key (checkpoint.err.tokenizer_json).
+  static Gpt2Tokenizer from_tokenizer_json(const std::string& json, const std::string& file);
   Gpt2Tokenizer(const std::string& vocab_json, const std::string& merges_txt, const std::string& where);
 
   std::vector<std::int64_t> encode(const std::string& text) const;
@@ -32,7 +43,12 @@ class Gpt2Tokenizer {
   std::unordered_map<std::string, std::int64_t> vocab_;
   std::vector<std::string> id_to_token_;  // "" for ids the vocab skips
   std::map<std::pair<std::string, std::string>, std::size_t> ranks_;
-  std::string where_;
+  std::string vocab_file_;            // named by errors
+  // tokenizer.json only: the Split pattern (code == nullptr: no split), a space put in front of
+  // the text (ByteLevel add_prefix_space), a piece found whole in the vocab taken as one token.
+  std::shared_ptr<const Regex> split_;
+  bool add_prefix_space_ = false, ignore_merges_ = false;
+  Gpt2Tokenizer() = default;
 };
 
 // The pre-tokenizer alone: the pieces GPT-2's pattern cuts `text` into.

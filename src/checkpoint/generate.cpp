@@ -1,0 +1,138 @@
+// Greedy generation with a KV cache. See generate.h.
+#include "generate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "layernorm.h"
+#include "rope_half.h"
+
+namespace attn {
+
+Tensor append_tokens(const Tensor& cache, const Tensor& rows) {
+  if (cache.numel() == 0) return rows;
+  std::size_t G = rows.dim(0), t = cache.dim(1), n = rows.dim(1), Dh = rows.dim(2);
+  if (cache.dim(0) != G || cache.dim(2) != Dh) throw std::invalid_argument("append_tokens: shapes do not fit");
+  Tensor out({G, t + n, Dh});
+  for (std::size_t g = 0; g < G; ++g) {
+    for (std::size_t r = 0; r < t; ++r)
+      for (std::size_t c = 0; c < Dh; ++c) out(g, r, c) = cache(g, r, c);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t c = 0; c < Dh; ++c) out(g, t + r, c) = rows(g, r, c);
+  }
+  return out;
+}
+
+Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V, std::size_t t0) {
+  std::size_t H = Q_heads.dim(0), n = Q_heads.dim(1), Dh = Q_heads.dim(2), t = K.dim(1);
+  if (t != t0 + n) throw std::invalid_argument("cached_attention: the cache must end with the new rows");
+  Tensor K_exp = repeat_kv(K, H), V_exp = repeat_kv(V, H);              // (H, t, Dh)
+  Tensor scores = scale(bmm_nt(Q_heads, K_exp), 1.0 / std::sqrt(static_cast<double>(Dh)));  // (H, n, t)
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t j = t0 + r + 1; j < t; ++j) scores(h, r, j) = -std::numeric_limits<double>::infinity();
+  return bmm(softmax_rows(scores), V_exp);  // (H, n, Dh)
+}
+
+Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids, KvCache& cache) {
+  const ModelConfig& m = model.config();
+  std::size_t t0 = cache.tokens(), H = m.n_h;
+  cache.K.resize(m.l);
+  cache.V.resize(m.l);
+  Tensor x = model.embed(ids, t0);  // (n, D)
+  for (std::size_t i = 0; i < m.l; ++i) {
+    Gpt2LayerWeights w = model.layer(i);
+    Tensor a = layernorm(x, w.ln1_g, w.ln1_b, model.eps()).out;           // (n, D)
+    Tensor q = split_heads(add_bias(matmul(a, w.W_Q), w.b_Q), H);          // (H, n, Dh)
+    cache.K[i] = append_tokens(cache.K[i], split_heads(add_bias(matmul(a, w.W_K), w.b_K), H));  // (H, t, Dh)
+    cache.V[i] = append_tokens(cache.V[i], split_heads(add_bias(matmul(a, w.W_V), w.b_V), H));
+    Tensor heads = cached_attention(q, cache.K[i], cache.V[i], t0);        // (H, n, Dh)
+    x = add(x, add_bias(matmul(merge_heads(heads), w.W_O), w.b_O));        // (n, D)
+    Tensor b = layernorm(x, w.ln2_g, w.ln2_b, model.eps()).out;
+    x = add(x, ffn_forward(b, w.W_1, w.b_1, w.W_2, w.b_2, model.activation()).y);
+  }
+  return model.logits(x);  // (n, V)
+}
+
+Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache) {
+  const ModelConfig& m = model.config();
+  double eps = model.settings().rms_eps;
+  std::size_t t0 = cache.tokens(), H = m.n_h, G = m.n_g;
+  cache.K.resize(m.l);
+  cache.V.resize(m.l);
+  Tensor x = model.embed(ids);  // (n, D): no position embeddings, RoPE rotates q and k below
+  for (std::size_t i = 0; i < m.l; ++i) {
+    LlamaLayerWeights w = model.layer(i);
+    Tensor a = rmsnorm(x, w.attn_norm, eps).out;                                             // (n, D)
+    Tensor q = apply_rope_half(split_heads(add_bias(matmul(a, w.W_Q), w.b_Q), H), model.inv_freq(), t0);  // (H, n, Dh)
+    Tensor k = apply_rope_half(split_heads(add_bias(matmul(a, w.W_K), w.b_K), G), model.inv_freq(), t0);  // (G, n, Dh)
+    cache.K[i] = append_tokens(cache.K[i], k);                                               // (G, t, Dh)
+    cache.V[i] = append_tokens(cache.V[i], split_heads(add_bias(matmul(a, w.W_V), w.b_V), G));
+    Tensor heads = cached_attention(q, cache.K[i], cache.V[i], t0);                          // (H, n, Dh)
+    x = add(x, add_bias(matmul(merge_heads(heads), w.W_O), w.b_O));                          // (n, D)
+    x = add(x, swiglu_forward(rmsnorm(x, w.mlp_norm, eps).out, w.W_gate, w.W_up, w.W_down).y);
+  }
+  return model.logits(x);  // (n, V)
+}
+
+namespace {
+
+Tensor extend(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& ids, KvCache& cache) {
+  return gpt2 != nullptr ? gpt2_extend(*gpt2, ids, cache) : llama_extend(*llama, ids, cache);
+}
+
+// The argmax of row r of logits (lowest id on a tie), its logit and softmax probability.
+GenerateStep choose(const Tensor& logits, std::size_t r) {
+  std::size_t V = logits.dim(1), best = 0;
+  for (std::size_t j = 1; j < V; ++j)
+    if (logits(r, j) > logits(r, best)) best = j;
+  double max = logits(r, best), sum = 0;
+  for (std::size_t j = 0; j < V; ++j) sum += std::exp(logits(r, j) - max);
+  GenerateStep s;
+  s.id = static_cast<std::int64_t>(best);
+  s.logit = max;
+  s.prob = 1.0 / sum;  // exp(max − max) / Σ exp(x_j − max)
+  return s;
+}
+
+}  // namespace
+
+GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
+                            std::size_t n) {
+  GenerateRun run;
+  run.ids = prompt;
+  std::size_t V = gpt2 != nullptr ? gpt2->config().vocab : llama->config().vocab;
+  run.logits = Tensor({n, V});
+  std::vector<std::int64_t> feed = prompt;  // step 0: the whole prompt (prefill); then one token
+  for (std::size_t s = 0; s < n; ++s) {
+    Tensor logits = extend(gpt2, llama, feed, run.cache);  // (rows fed, V)
+    std::size_t last = logits.dim(0) - 1;
+    for (std::size_t j = 0; j < V; ++j) run.logits(s, j) = logits(last, j);
+    GenerateStep step = choose(logits, last);
+    step.cache_tokens = run.cache.tokens();
+    run.steps.push_back(step);
+    run.ids.push_back(step.id);
+    feed = {step.id};
+  }
+  return run;
+}
+
+double cached_vs_full(const Gpt2Model* gpt2, const LlamaModel* llama, const GenerateRun& run, std::size_t prompt_len,
+                      Tensor* full_out) {
+  std::vector<std::int64_t> fed(run.ids.begin(), run.ids.end() - 1);  // every token that was fed
+  Tensor all = gpt2 != nullptr ? gpt2_forward(*gpt2, fed, true).logits : llama_forward(*llama, fed, true).logits;  // (T, V)
+  std::size_t N = run.steps.size(), V = all.dim(1);
+  Tensor full({N, V});
+  double diff = 0;
+  for (std::size_t s = 0; s < N; ++s)
+    for (std::size_t j = 0; j < V; ++j) {
+      full(s, j) = all(prompt_len - 1 + s, j);
+      diff = std::max(diff, std::fabs(full(s, j) - run.logits(s, j)));
+    }
+  if (full_out != nullptr) *full_out = std::move(full);
+  return diff;
+}
+
+}  // namespace attn

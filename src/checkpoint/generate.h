@@ -1,0 +1,56 @@
+#pragma once
+// Greedy generation on a real checkpoint with a KV cache (`attnlab generate`), and the check that
+// it changes nothing: the logits the cache gives equal a full forward over the same tokens.
+//
+// The prompt runs once (prefill: T0 rows, causal), filling every layer's cache with its K and V;
+// then each new token runs alone: its q, k, v are computed, k and v appended to the cache, and its
+// query reads every cached row (no mask needed: the cache holds only the past and itself).
+//   L layers, H query heads, G KV heads (GPT-2: G = H), Dh head width, V vocabulary,
+//   t tokens in the cache, n new rows in one call, t0 = t before the call.
+// Layers count from 0, as the tensor names do.
+#include <cstdint>
+#include <vector>
+
+#include "gpt2.h"
+#include "llama.h"
+
+namespace attn {
+
+struct KvCache {
+  std::vector<Tensor> K, V;  // per layer (G, t, Dh); a Llama's K after RoPE (as it is read)
+  std::size_t tokens() const { return K.empty() ? 0 : K[0].dim(1); }
+};
+
+// Queries (H, n, Dh) at positions t0 … t0 + n − 1 over a cache K, V (G, t0 + n, Dh), head i
+// reading KV head i / (H / G); query r sees keys 0 … t0 + r. Returns the heads (H, n, Dh).
+Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V, std::size_t t0);
+// (G, t, Dh) with (G, n, Dh) appended along the tokens: (G, t + n, Dh). An empty cache is t = 0.
+Tensor append_tokens(const Tensor& cache, const Tensor& rows);
+
+// n new tokens (positions cache.tokens() …) through every layer, reading and growing the cache
+// (created on the first call): the logits of the new rows, (n, V).
+Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids, KvCache& cache);
+Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache);
+
+struct GenerateStep {
+  std::int64_t id = 0;          // the token chosen: argmax of the logits (lowest id on a tie)
+  double logit = 0, prob = 0;   // its logit and its softmax probability
+  std::size_t cache_tokens = 0; // rows in each layer's cache when it was chosen
+};
+
+struct GenerateRun {
+  std::vector<std::int64_t> ids;    // the prompt, then the generated tokens
+  std::vector<GenerateStep> steps;  // one per generated token
+  Tensor logits;                    // (N, V): row s chose steps[s], computed with the cache
+  KvCache cache;                    // after the last step: T0 + N − 1 tokens (the last token is not fed)
+};
+
+// N greedy steps after `prompt`, for whichever family `gpt2` / `llama` is (exactly one non-null).
+GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
+                            std::size_t n);
+// The full forward's logits over all of run.ids but the last, rows T0 − 1 …: (N, V), and the
+// largest |difference| from the cached ones.
+double cached_vs_full(const Gpt2Model* gpt2, const LlamaModel* llama, const GenerateRun& run, std::size_t prompt_len,
+                      Tensor* full_out = nullptr);
+
+}  // namespace attn

@@ -284,6 +284,7 @@ Trace run(const SymmetryOptions& c) {
   step_final(r, m, tokens);
   step_zero(r, m);
   const RealRuns real = real_runs(c);
+  r.config("real_task", train::task_name(real.symmetric.config.task));
   step_real_setup(r, real);
   step_real_train(r, real);
   step_real_heads(r, real);

@@ -257,7 +257,6 @@ void step_real_heads(LessonRecorder& r, const RealRuns& m) {
   Labels square{.rows = rows, .cols = rows, .heatmap = true};
   r.step("real_heads");
   const Tensor& sym = r.tensor("attention_symmetric", heads_attention(m.symmetric.result), square);  // (H, T, T)
-  r.tensor("attention_random", heads_attention(m.random.result), square);                             // (H, T, T)
   double diff = 0.0;
   for (std::size_t h = 1; h < sym.dim(0); ++h) diff = std::max(diff, max_abs_diff(slice0(sym, h), slice0(sym, 0)));
   r.value("attention_symmetric_head_gap", diff);

@@ -172,9 +172,10 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
 
 TEST_CASE("pseudo-locale: train, its --help and its errors", "[catalog][qps]") {
   std::set<std::string> allow = base_allowlist();
-  add_identifiers(allow, "train induction repeat-half prev-minus-first f32 f64 bf16 nosuch ckpt");
+  add_identifiers(allow, "train induction repeat-half prev-minus-first prev-minus-two-back random symmetric f32 f64 bf16 nosuch ckpt");
   const std::string tiny = "train --layers 2 --heads 2 --d-model 8 --vocab 12 --seq-len 10 --batch 4 --steps 6";
   for (const std::string& args : {tiny, tiny + " --task repeat-half", tiny + " --task prev-minus-first --no-mlp",
+                                  tiny + " --task prev-minus-two-back --init symmetric", std::string("train --init nosuch"),
                                   std::string("train --help"), std::string("train --task nosuch"),
                                   std::string("train --lr 3"), std::string("train --mlp --no-mlp"), std::string("train --dtype bf16"),
                                   std::string("train --vocab 10"), std::string("train --steps 1000000"),

@@ -1,12 +1,15 @@
 // Lesson `symmetry`: "is each head's initialization purely random — and why must it be?"
 // Train one small attention layer by gradient descent (analytic backprop, src/math/backprop.h) from
-// three starts — identical heads, random heads, all zeros — and watch max |head 1 − head 2|.
+// three starts — identical heads, random heads, all zeros — and watch max |head 1 − head 2|; then a
+// real GPT-2 layer trained on the specialize task from a random and from a fully symmetric start
+// (bundled runs, data/specialize; --retrain trains them now: src/train/specialize_runs.h).
 // Legend: T tokens, D = d_model, H heads, Dh = d_k = D / H. Words: lessons/symmetry/LANG.cat.
 #include <algorithm>
 #include <cmath>
 
 #include "errors.h"
 #include "lesson.h"
+#include "specialize_runs.h"
 #include "symmetry.h"
 
 namespace attn {
@@ -31,6 +34,7 @@ struct SymmetryOptions : RunContext {
   std::optional<std::int64_t> heads;  // --heads
   std::optional<std::int64_t> steps;  // --steps
   std::optional<double> lr;  // --lr
+  bool retrain = false;  // --retrain: train the real runs now instead of reading data/specialize
   bool causal = false;  // not an option of this lesson: attention is bidirectional
 };
 
@@ -41,6 +45,7 @@ void bind(OptionBinder& b, SymmetryOptions& o) {
   b.integer("--heads", o.heads);
   b.integer("--steps", o.steps);
   b.real("--lr", o.lr);
+  b.toggle("--retrain", o.retrain);
 }
 
 Setup resolve(const SymmetryOptions& c, std::size_t T) {
@@ -84,9 +89,9 @@ Symmetry compute(const Setup& s, std::uint64_t seed) {
   m.X = randn(rng, {s.T, s.D});
   m.Y = teacher_target(rng, m.X, s.H, s.Dk);
   m.st = make_starts(rng, s.D, s.H, s.Dk, kInitStd);
-  m.same = train(m.X, m.Y, m.st.identical, s.H, s.steps, s.lr);
-  m.diff = train(m.X, m.Y, m.st.random, s.H, s.steps, s.lr);
-  m.zero = train(m.X, m.Y, m.st.zero, s.H, s.steps, s.lr);
+  m.same = train_toy(m.X, m.Y, m.st.identical, s.H, s.steps, s.lr);
+  m.diff = train_toy(m.X, m.Y, m.st.random, s.H, s.steps, s.lr);
+  m.zero = train_toy(m.X, m.Y, m.st.zero, s.H, s.steps, s.lr);
   for (const TrainRun* run : {&m.same, &m.diff})
     if (run->diverged_at)
       throw UsageError("symmetry.err.diverged",
@@ -183,6 +188,81 @@ void step_zero(LessonRecorder& r, const Symmetry& m) {
   r.note("zero.note_friend");
 }
 
+// The real runs: a GPT-2 layer on the specialize task, random and symmetric starts, and one head.
+struct RealRuns {
+  train::RecordedRun random, symmetric, one;
+  bool live = false;
+};
+
+RealRuns real_runs(const SymmetryOptions& c) {
+  const auto seed = static_cast<std::uint64_t>(c.seed);
+  RealRuns m;
+  m.live = c.retrain || seed != train::kSpecializeSeed;
+  m.random = train::specialize_run(train::kSpecializeHeads, false, seed, c.retrain);
+  m.symmetric = train::specialize_run(train::kSpecializeHeads, true, seed, c.retrain);
+  m.one = train::specialize_run(1, false, seed, c.retrain);
+  return m;
+}
+
+// The (H, T, T) attention of a one-layer run's first evaluation sequence.
+Tensor heads_attention(const train::TrainResult& r) {
+  const Tensor& a = r.final_attention;  // (1, H, T, T)
+  return Tensor({a.dim(1), a.dim(2), a.dim(3)}, a.data);
+}
+
+void step_real_setup(LessonRecorder& r, const RealRuns& m) {
+  const train::TrainConfig& c = m.symmetric.config;
+  r.step("real_setup", {{"heads", c.model.n_head}, {"d_model", c.model.d_model}, {"d_k", c.model.head_size()},
+                        {"vocab", c.model.vocab}, {"steps", c.steps}, {"lr", c.lr}});
+  r.note(m.live ? "real_setup.note_live" : "real_setup.note_bundled",
+         {{"flags_random", train::specialize_flags(c.model.n_head, false, c.seed)},
+          {"flags_symmetric", train::specialize_flags(c.model.n_head, true, c.seed)}});
+}
+
+void step_real_train(LessonRecorder& r, const RealRuns& m) {
+  const train::TrainResult &sym = m.symmetric.result, &rnd = m.random.result, &one = m.one.result;
+  const std::size_t steps = sym.loss_curve.size();
+  r.step("real_train", {{"steps", steps}});
+  std::vector<double> step, gap_step;
+  for (std::size_t i = 1; i <= steps; ++i) step.push_back(static_cast<double>(i));
+  for (std::size_t i = 0; i < sym.clone_gap.size(); ++i) gap_step.push_back(static_cast<double>(i));
+  r.tensor("real_step", vec(step));
+  r.tensor("loss_curve_symmetric", vec(sym.loss_curve));
+  r.tensor("loss_curve_random", vec(rnd.loss_curve));
+  r.chart({r.t("real_train.chart"), "real_step", {"loss_curve_symmetric", "loss_curve_random"}});
+  r.tensor("clone_gap_step", vec(gap_step));
+  r.tensor("clone_gap_symmetric", vec(sym.clone_gap));
+  const bool equal = !sym.clone_gap.empty() &&
+                     std::all_of(sym.clone_gap.begin(), sym.clone_gap.end(), [](double g) { return g == 0.0; });
+  r.value("clones_equal_every_step", Bool{equal});
+  r.value("clone_gap_max", *std::max_element(sym.clone_gap.begin(), sym.clone_gap.end()));
+  const train::Evaluation &es = sym.evals.back(), &er = rnd.evals.back(), &e1 = one.evals.back();
+  Table t{{r.t("real_train.col.start"), r.t("real_train.col.loss"), r.t("real_train.col.accuracy")}, {}};
+  const std::size_t H = m.symmetric.config.model.n_head;
+  t.rows.push_back({r.t("real_train.row.random", {{"heads", H}}), er.loss, er.accuracy});
+  t.rows.push_back({r.t("real_train.row.symmetric", {{"heads", H}}), es.loss, es.accuracy});
+  t.rows.push_back({r.t("real_train.row.one"), e1.loss, e1.accuracy});
+  r.table(t);
+  r.value("real_loss_symmetric", es.loss);
+  r.value("real_loss_random", er.loss);
+  r.value("real_loss_one_head", e1.loss);
+  r.note("real_train.note", {{"equal", equal}, {"steps", steps}, {"symmetric", es.loss}, {"random", er.loss},
+                             {"one", e1.loss}, {"heads", H}, {"d_k", m.symmetric.config.model.head_size()}});
+}
+
+void step_real_heads(LessonRecorder& r, const RealRuns& m) {
+  std::vector<std::string> rows;
+  const std::vector<int>& tokens = m.symmetric.result.pattern_tokens;
+  for (std::size_t t = 0; t < tokens.size(); ++t) rows.push_back(std::to_string(t) + ":" + std::to_string(tokens[t]));
+  Labels square{.rows = rows, .cols = rows, .heatmap = true};
+  r.step("real_heads");
+  const Tensor& sym = r.tensor("attention_symmetric", heads_attention(m.symmetric.result), square);  // (H, T, T)
+  double diff = 0.0;
+  for (std::size_t h = 1; h < sym.dim(0); ++h) diff = std::max(diff, max_abs_diff(slice0(sym, h), slice0(sym, 0)));
+  r.value("attention_symmetric_head_gap", diff);
+  r.note("real_heads.note");
+}
+
 Trace run(const SymmetryOptions& c) {
   LessonRecorder r("symmetry", c.lang, {"symmetry"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
@@ -202,6 +282,11 @@ Trace run(const SymmetryOptions& c) {
   step_train(r, s, m);
   step_final(r, m, tokens);
   step_zero(r, m);
+  const RealRuns real = real_runs(c);
+  r.config("real_task", train::task_name(real.symmetric.config.task));
+  step_real_setup(r, real);
+  step_real_train(r, real);
+  step_real_heads(r, real);
   return r.finish();
 }
 

@@ -4,6 +4,7 @@
 // Everything on stdout is deterministic; the progress bar (stderr, only on a terminal) is not.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -35,6 +36,7 @@ struct TrainOptions {
   std::optional<std::int64_t> threads;
   bool mlp = false, no_mlp = false;  // the default model is attention-only: it forms the circuit in about a minute
   std::string save, json, html, dtype = "f32";
+  std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
 };
 
 // The most work a run may ask for: 2·10^13 floating-point operations (about 15 minutes at the
@@ -62,6 +64,8 @@ train::TrainConfig resolve(const TrainOptions& o) {
   if (o.threads && (*o.threads < 1 || *o.threads > 1024))
     throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
   if (o.mlp && o.no_mlp) throw UsageError("train.err.mlp_both", {{"a_flag", "--mlp"}, {"b_flag", "--no-mlp"}});
+  if (o.init != "random" && o.init != "symmetric") throw UsageError("train.err.init", {{"flag", "--init"}, {"value", o.init}});
+  c.symmetric_heads = o.init == "symmetric";
   if (o.dtype != "f32" && o.dtype != "f64") throw UsageError("train.err.dtype", {{"flag", "--dtype"}, {"value", o.dtype}});
   if (o.d_model % o.heads != 0)
     throw UsageError("cli.err.not_divisible", {{"a_flag", "--d-model"}, {"a", o.d_model}, {"b_flag", "--heads"},
@@ -155,7 +159,7 @@ std::string patterns(const train::TrainResult& r, const Best& prev, const Best& 
   return out;
 }
 
-bool has_repeat(train::Task t) { return t != train::Task::PrevMinusFirst; }
+bool has_repeat(train::Task t) { return t != train::Task::PrevMinusFirst && t != train::Task::PrevMinusTwoBack; }
 
 std::string render_text(const train::TrainConfig& c, const train::TrainResult& r, const Text& t) {
   const auto& m = c.model;
@@ -218,6 +222,12 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   out += "  " + t("train.best_heads", {{"prev_layer", bp.layer + 1}, {"prev_head", bp.head + 1}, {"prev", bp.score},
                                        {"ind_layer", bi.layer + 1}, {"ind_head", bi.head + 1}, {"ind", bi.score}}) + "\n";
   out += "\n" + patterns(r, bp, bi, t);
+  if (!has_repeat(c.task)) out += "  " + t("train.accuracy", {{"accuracy", last.accuracy}, {"loss", last.loss}}) + "\n";
+  if (c.symmetric_heads) {
+    const bool equal = std::all_of(r.clone_gap.begin(), r.clone_gap.end(), [](double g) { return g == 0.0; });
+    out += "  " + t("train.clones", {{"equal", equal}, {"steps", c.steps},
+                                     {"gap", *std::max_element(r.clone_gap.begin(), r.clone_gap.end())}}) + "\n";
+  }
   if (has_repeat(c.task)) {
     std::string heads;
     for (auto [l, k] : r.ablated) heads += (heads.empty() ? "" : ", ") + t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
@@ -245,7 +255,8 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
                  {"vocab_size", m.vocab}, {"n_positions", m.n_positions}, {"mlp", m.mlp}, {"batch", c.batch},
                  {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup}, {"betas", {c.beta1, c.beta2}},
                  {"weight_decay", c.weight_decay}, {"seed", c.seed}, {"parameters", r.model.layout.total},
-                 {"flops_per_step", train::step_flops(c)}};
+                 {"flops_per_step", train::step_flops(c)}, {"init", c.symmetric_heads ? "symmetric" : "random"},
+                 {"eval_every", c.eval_every}, {"eval_batch", c.eval_batch}};
   const double ln_v = std::log(static_cast<double>(m.vocab));
   j["values"] = {{"ln_vocab", ln_v},
                  {"drop_step", train::phase_change(r, has_repeat(c.task), ln_v).reached
@@ -253,12 +264,14 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
                                    : nlohmann::ordered_json(nullptr)},
                  {"loss_repeated_half", r.evals.back().repeat_loss},
                  {"loss_repeated_half_ablated", r.repeat_loss_ablated},
+                 {"accuracy", r.evals.back().accuracy},
                  {"ablated_heads", nlohmann::ordered_json::array()}};
   for (auto [l, k] : r.ablated) j["values"]["ablated_heads"].push_back({l + 1, k + 1});
   j["loss_curve"] = r.loss_curve;
+  if (c.symmetric_heads) j["clone_gap"] = r.clone_gap;
   nlohmann::ordered_json evals = nlohmann::ordered_json::array();
   for (const train::Evaluation& e : r.evals)
-    evals.push_back({{"step", e.step}, {"loss", e.loss}, {"repeat_loss", e.repeat_loss},
+    evals.push_back({{"step", e.step}, {"loss", e.loss}, {"repeat_loss", e.repeat_loss}, {"accuracy", e.accuracy},
                      {"prev_token_score", matrix(e.scores.prev_token)}, {"first_token_score", matrix(e.scores.first_token)},
                      {"self_score", matrix(e.scores.self)}, {"induction_score", matrix(e.scores.induction)}});
   j["evals"] = evals;
@@ -298,6 +311,7 @@ std::string hf_config(const train::TrainConfig& c, const std::string& dtype) {
   j["torch_dtype"] = dtype == "f64" ? "float64" : "float32";
   j["attnlab_attention_only"] = !m.mlp;
   j["attnlab_task"] = train::task_name(c.task);
+  if (c.symmetric_heads) j["attnlab_init"] = "symmetric";
   j["attnlab_train"] = {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
                         {"betas", {c.beta1, c.beta2}}, {"weight_decay", c.weight_decay}, {"seed", c.seed}};
   return j.dump(2) + "\n";
@@ -356,6 +370,7 @@ void setup_train(CLI::App& root) {
   sub->add_option("--threads", o->threads, t("train.opt.threads"));
   sub->add_option("--save", o->save, t("train.opt.save"));
   sub->add_option("--dtype", o->dtype, t("train.opt.dtype"));
+  sub->add_option("--init", o->init, t("train.opt.init"));
   sub->add_option("--json", o->json, t("train.opt.json"));
   sub->add_option("--html", o->html, t("train.opt.html"));
   add_lang_option(sub);

@@ -55,7 +55,7 @@ Tensor teacher_target(Rng& rng, const Tensor& X, std::size_t H, std::size_t Dh) 
   return mha_forward(X, assemble_heads(heads), H).output;  // (T, D)
 }
 
-TrainRun train(const Tensor& X, const Tensor& Y, MhaWeights w, std::size_t n_heads, std::size_t steps, double lr) {
+TrainRun train_toy(const Tensor& X, const Tensor& Y, MhaWeights w, std::size_t n_heads, std::size_t steps, double lr) {
   TrainRun run;
   for (std::size_t step = 0;; ++step) {
     MhaActs a = mha_forward(X, w, n_heads);

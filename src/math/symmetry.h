@@ -52,6 +52,6 @@ struct TrainRun {
 constexpr double kDivergedWeight = 1e6;
 
 // Plain gradient descent on mse(mha_forward(X).output, Y) for `steps` steps (fewer if it diverges).
-TrainRun train(const Tensor& X, const Tensor& Y, MhaWeights w, std::size_t n_heads, std::size_t steps, double lr);
+TrainRun train_toy(const Tensor& X, const Tensor& Y, MhaWeights w, std::size_t n_heads, std::size_t steps, double lr);
 
 }  // namespace attn

@@ -5,19 +5,20 @@
 
 namespace attn::train {
 
-std::vector<std::string> task_names() { return {"induction", "repeat-half", "prev-minus-first"}; }
+std::vector<std::string> task_names() { return {"induction", "repeat-half", "prev-minus-first", "prev-minus-two-back"}; }
 
 std::string task_name(Task t) {
   switch (t) {
     case Task::Induction: return "induction";
     case Task::RepeatHalf: return "repeat-half";
     case Task::PrevMinusFirst: return "prev-minus-first";
+    case Task::PrevMinusTwoBack: return "prev-minus-two-back";
   }
   return "";
 }
 
 bool parse_task(const std::string& name, Task& out) {
-  for (Task t : {Task::Induction, Task::RepeatHalf, Task::PrevMinusFirst})
+  for (Task t : {Task::Induction, Task::RepeatHalf, Task::PrevMinusFirst, Task::PrevMinusTwoBack})
     if (task_name(t) == name) {
       out = t;
       return true;
@@ -59,6 +60,12 @@ Batch make_batch(Task task, std::size_t B, std::size_t T, std::size_t V, Rng& rn
       for (std::size_t t = 0; t < T; ++t) x[t] = static_cast<int>(below(rng, V));
       for (std::size_t t = 1; t < T; ++t)
         y[t] = static_cast<int>((static_cast<std::size_t>(x[t - 1]) + V - static_cast<std::size_t>(x[0])) % V);
+      continue;
+    }
+    if (task == Task::PrevMinusTwoBack) {
+      for (std::size_t t = 0; t < T; ++t) x[t] = static_cast<int>(below(rng, V));
+      for (std::size_t t = 2; t < T; ++t)
+        y[t] = static_cast<int>((static_cast<std::size_t>(x[t - 1]) + V - static_cast<std::size_t>(x[t - 2])) % V);
       continue;
     }
     std::size_t h = T / 2, p = 0;

@@ -8,6 +8,8 @@
 //                so one positional head (t attends to t − T/2 + 1) solves it — the shortcut.
 //   prev-minus-first  random tokens; the target at t ≥ 1 is (x_{t−1} − x_0) mod V: it needs two
 //                relations at once (the previous token and the first), one head each.
+//   prev-minus-two-back  random tokens; the target at t ≥ 2 is (x_{t−1} − x_{t−2}) mod V: two
+//                relations again, both relative, so position 0 cannot tell one value from the other.
 // Loss is taken on every next-token position (target -1 where there is none).
 #include <cstddef>
 #include <string>
@@ -17,9 +19,9 @@
 
 namespace attn::train {
 
-enum class Task { Induction, RepeatHalf, PrevMinusFirst };
+enum class Task { Induction, RepeatHalf, PrevMinusFirst, PrevMinusTwoBack };
 
-std::vector<std::string> task_names();                 // "induction", "repeat-half", "prev-minus-first"
+std::vector<std::string> task_names();                 // "induction", "repeat-half", "prev-minus-first", "prev-minus-two-back"
 bool parse_task(const std::string& name, Task& out);   // false if unknown
 std::string task_name(Task t);
 
@@ -28,7 +30,7 @@ struct Batch {
   std::vector<int> tokens;          // (B, T)
   std::vector<int> targets;         // (B, T): the next token, -1 where none is asked for
   std::vector<int> repeat_targets;  // (B, T): the targets inside the second copy only (predictable
-                                    // from the first), -1 elsewhere; all -1 for prev-minus-first
+                                    // from the first), -1 elsewhere; all -1 for the two difference tasks
 };
 
 // The smallest vocabulary and length each task needs (the CLI checks them first).

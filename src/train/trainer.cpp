@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "clones.h"
+
 namespace attn::train {
 
 double step_flops(const TrainConfig& c) {
@@ -43,13 +45,16 @@ Evaluation evaluate(const gpt::Gpt& m, const Batch& eval, std::size_t step, gpt:
   std::vector<double> losses(eval.B * eval.T, 0.0);
   gpt::crossentropy_forward(losses.data(), acts.probs.data(), eval.repeat_targets.data(), eval.B * eval.T, m.config.vocab);
   e.repeat_loss = masked_mean(losses, eval.repeat_targets);
+  e.accuracy = argmax_accuracy(acts.probs.data(), eval.targets.data(), eval.B * eval.T, m.config.vocab);
   e.scores = head_scores(m, acts, eval.tokens);
   return e;
 }
 }  // namespace
 
 TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress) {
-  TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, {}, {}, 0.0, {}};
+  TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, {}, {}, 0.0, {}, {}};
+  if (c.symmetric_heads) make_heads_identical(r.model);
+  if (c.symmetric_heads) r.clone_gap.push_back(max_head_gap(r.model));
   Rng data_rng(c.seed ^ 0xD1B54A32D192ED03ULL), eval_rng(c.seed ^ 0x8CB92BA72F3D8DD7ULL);
   const std::size_t T = c.model.n_positions, V = c.model.vocab;
   const Batch eval = make_batch(c.task, c.eval_batch, T, V, eval_rng);
@@ -69,6 +74,7 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
     gpt::gpt_backward(r.model, b.tokens.data(), b.targets.data(), acts, grads);
     double lr = step < c.warmup ? c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup) : c.lr;
     adamw_step(opt, r.model.params, grads, lr, &decay);
+    if (c.symmetric_heads) r.clone_gap.push_back(max_head_gap(r.model));
     if (progress) progress(step + 1, c.steps, acts.loss);
     if ((step + 1) % c.eval_every == 0 || step + 1 == c.steps) r.evals.push_back(evaluate(r.model, eval, step + 1, eval_acts));
   }
@@ -101,6 +107,17 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
   gpt::crossentropy_forward(losses.data(), eval_acts.probs.data(), eval.repeat_targets.data(), eval.B * T, V);
   r.repeat_loss_ablated = masked_mean(losses, eval.repeat_targets);
   return r;
+}
+
+double argmax_accuracy(const double* probs, const int* targets, std::size_t N, std::size_t V) {
+  std::size_t right = 0, counted = 0;
+  for (std::size_t n = 0; n < N; ++n) {
+    if (targets[n] < 0) continue;
+    const double* p = probs + n * V;
+    right += static_cast<std::size_t>(std::max_element(p, p + V) - p) == static_cast<std::size_t>(targets[n]);
+    ++counted;
+  }
+  return counted ? static_cast<double>(right) / static_cast<double>(counted) : 0.0;
 }
 
 std::size_t drop_step(const std::vector<double>& loss_curve, double level) {

@@ -23,6 +23,7 @@ struct TrainConfig {
   std::uint64_t seed = 42;
   std::size_t eval_every = 50;   // head scores on the evaluation batch every this many steps
   std::size_t eval_batch = 32;   // sequences in the evaluation batch (fixed, drawn once)
+  bool symmetric_heads = false;  // every head starts as a copy of head 1 (clones.h); the gap is recorded
 };
 
 // Floating-point operations of one training step (forward + backward, the multiply-adds of the
@@ -35,6 +36,7 @@ struct Evaluation {
   std::size_t step = 0;
   double loss = 0.0;          // on the evaluation batch, every target
   double repeat_loss = 0.0;   // on the second copy only (0 when the task has none)
+  double accuracy = 0.0;      // share of the evaluation targets whose most probable token is right
   HeadScores scores;
 };
 
@@ -48,7 +50,14 @@ struct TrainResult {
   std::vector<int> pattern_tokens;     // (T): that sequence
   double repeat_loss_ablated = 0.0;
   std::vector<std::pair<std::size_t, std::size_t>> ablated;
+  // With symmetric_heads: max_head_gap (clones.h) before the first step and after every step
+  // ([steps + 1]); empty otherwise.
+  std::vector<double> clone_gap;
 };
+
+// The share of rows with a target (not -1) whose largest probability is at the target (the first
+// largest if several tie); 0 when no row has one. probs (N, V), targets (N).
+double argmax_accuracy(const double* probs, const int* targets, std::size_t N, std::size_t V);
 
 // progress(step done, steps, loss) after every step (may be empty).
 TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress = {});

@@ -9,6 +9,7 @@
   X(mqa_lesson)       /* section 2.3: multi-query attention */              \
   X(qkv_roles_lesson) /* the conversation: what Q, K, V are */              \
   X(symmetry_lesson)  /* the conversation: why initialization is random */  \
+  X(induction_lesson) /* section 1.4: heads that learn (a trained model) */ \
   X(gate_lesson)      /* the conversation: a fourth matrix */               \
   X(mla_lesson)       /* the conversation: DeepSeek's MLA */                \
   X(transmla_lesson)  /* the conversation: GQA models turned into MLA */    \

@@ -303,6 +303,17 @@ std::string hf_config(const train::TrainConfig& c, const std::string& dtype) {
   return j.dump(2) + "\n";
 }
 
+// training.json: the loss at every step and the evaluation losses (what `lesson induction` plots
+// for a shipped model without training it again); numbers in their shortest round-trip form.
+std::string training_log(const train::TrainResult& r) {
+  nlohmann::ordered_json j;
+  j["loss_curve"] = r.loss_curve;
+  nlohmann::ordered_json evals = nlohmann::ordered_json::array();
+  for (const train::Evaluation& e : r.evals) evals.push_back({{"step", e.step}, {"loss", e.loss}, {"repeat_loss", e.repeat_loss}});
+  j["evals"] = evals;
+  return j.dump(1) + "\n";
+}
+
 void save(const std::string& dir, const train::TrainConfig& c, const train::TrainResult& r, const std::string& dtype) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -315,6 +326,7 @@ void save(const std::string& dir, const train::TrainConfig& c, const train::Trai
   const std::string base = (std::filesystem::path(dir) / "").string();
   write_output("--save", base + "config.json", hf_config(c, dtype));
   write_output("--save", base + "model.safetensors", bytes);
+  write_output("--save", base + "training.json", training_log(r));
 }
 
 void run_train(const TrainOptions& o) {

@@ -187,7 +187,7 @@ TEST_CASE("html: params, kv-cache and models pages draw their bars as SVG bar ch
 
 TEST_CASE("html: every lesson's page in en and zh has its steps, one heatmap figure per drawn heat-mapped tensor, and no URL", "[html]") {
   for (const char* lesson : {"attention", "mha", "gqa", "mqa", "qkv-roles", "symmetry", "gate", "mla", "ffn", "gelu", "swiglu",
-                             "kv-memory", "block"})
+                             "kv-memory", "block", "induction"})
     for (const char* lang : {"en", "zh"}) {
       INFO(lesson << " " << lang);
       std::string page = tmp_path("page.html"), trace = tmp_path("page.json");

@@ -196,6 +196,28 @@ TEST_CASE("repeat spans and offset scores on hand-built sequences", "[induction]
   CHECK(ss.induction == 0.25);
 }
 
+TEST_CASE("the first 100 steps of the shipped induction run are reproduced exactly by a short attnlab train", "[induction]") {
+  // The schedule is linear warmup then a constant rate (no decay), so a run cut at 100 steps takes the
+  // same first 100 steps as the shipped 2,000-step one: its loss curve must equal the shipped curve's
+  // first 100 numbers bit for bit (the full byte-for-byte check is the [slow] test below).
+  std::string flags = train_flags("induction");
+  const std::string steps = " --steps " + std::to_string(nlohmann::json::parse(data_file("induction/config.json"))["attnlab_train"]["steps"].get<int>());
+  REQUIRE(flags.find(steps) != std::string::npos);
+  flags.replace(flags.find(steps), steps.size(), " --steps 100");
+  std::string dir = std::filesystem::temp_directory_path().string() + "/attnlab_prefix";
+  std::filesystem::remove_all(dir);
+  CliResult r = run_cli(flags + " --save " + dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  nlohmann::json got = nlohmann::json::parse(slurp(dir + "/training.json"));
+  nlohmann::json want = nlohmann::json::parse(data_file("induction/training.json"));
+  REQUIRE(got["loss_curve"].size() == 100);
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < 100; ++i) same += got["loss_curve"][i].get<double>() == want["loss_curve"][i].get<double>() ? 1 : 0;
+  CHECK(same == 100);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("attnlab train reproduces the shipped repeat-half model byte for byte", "[induction][slow]") {
   check_reproduces("repeat-half");
 }

@@ -207,7 +207,9 @@ TEST_CASE("html: every lesson's page in en and zh has its steps, one heatmap fig
       CHECK(html.find(std::string("<html lang=\"") + lang + "\">") != std::string::npos);
       CHECK(html.find("http://") == std::string::npos);
       CHECK(html.find("https://") == std::string::npos);
-      CHECK(html.size() < 300 * 1024);
+      // induction draws 17 heads' 32×32 heatmaps (every head before and after training, the shortcut's
+      // positional head), each cell an SVG rect holding its exact weight: about 2 MB
+      CHECK(html.size() < (std::string(lesson) == "induction" ? 2500 : 300) * 1024);
       std::filesystem::remove(page);
       std::filesystem::remove(trace);
     }

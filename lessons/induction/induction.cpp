@@ -243,16 +243,7 @@ void step_circuit(LessonRecorder& r, const Induction& m) {
   r.value("induction_layer", I(q.layer + 1));
   r.value("induction_head", I(q.head + 1));
   r.value("best_induction_score", q.score);
-  std::vector<std::string> tokens = token_labels(m.eval, 0);
-  const std::size_t H = s.prev_token.dim(1), T = m.eval.T;
-  Tensor pair({2, T, T});
-  for (std::size_t k = 0; k < 2; ++k) {
-    const BestHead& b = k == 0 ? p : q;
-    std::copy_n(m.after.attention.data.begin() + static_cast<std::ptrdiff_t>((b.layer * H + b.head) * T * T), T * T,
-                pair.data.begin() + static_cast<std::ptrdiff_t>(k * T * T));
-  }
-  r.tensor("circuit_heads", std::move(pair), {.rows = tokens, .cols = tokens, .block = r.t("circuit.block"), .heatmap = true},
-           {{"prev_layer", p.layer + 1}, {"prev_head", p.head + 1}, {"ind_layer", q.layer + 1}, {"ind_head", q.head + 1}});
+  const std::size_t H = s.prev_token.dim(1);
   std::size_t n_prev = 0, n_ind = 0;
   for (std::size_t h = 0; h < H; ++h) {
     n_prev += s.prev_token(0, h) >= 0.2 ? 1 : 0;
@@ -290,8 +281,12 @@ void step_shortcut(LessonRecorder& r, const Induction& m) {
   r.tensor("shortcut_offset_score", f.offset, {}, {{"k", k}});
   r.tensor("shortcut_induction_score", x.scores.induction);
   std::vector<std::string> tokens = token_labels(m.shortcut_eval, 0);
-  r.tensor("shortcut_attention", layer_of(f.attention, o.layer),
-           {.rows = tokens, .cols = tokens, .heatmap = true}, {{"layer", o.layer + 1}});
+  // the positional head alone on one of its own sequences: (T, T)
+  const std::size_t T = m.shortcut_eval.T, H = f.offset.dim(1);
+  Tensor head({T, T});
+  std::copy_n(f.attention.data.begin() + static_cast<std::ptrdiff_t>((o.layer * H + o.head) * T * T), T * T, head.data.begin());
+  r.tensor("shortcut_attention", std::move(head), {.rows = tokens, .cols = tokens, .heatmap = true},
+           {{"layer", o.layer + 1}, {"head", o.head + 1}});
   Table losses{{r.t("shortcut.col.sequences"), r.t("ablation.col.repeat_loss")}, {}};
   losses.rows.push_back({r.t("shortcut.row.fixed"), f.repeat_loss});
   losses.rows.push_back({r.t("shortcut.row.random"), x.repeat_loss});

@@ -10,6 +10,7 @@
   X(qkv_roles_lesson) /* the conversation: what Q, K, V are */              \
   X(symmetry_lesson)  /* the conversation: why initialization is random */  \
   X(specialize_lesson) /* section 1.4: heads differentiated by training */  \
+  X(induction_lesson) /* section 1.4: heads that learn (a trained model) */ \
   X(gate_lesson)      /* the conversation: a fourth matrix */               \
   X(mla_lesson)       /* the conversation: DeepSeek's MLA */                \
   X(transmla_lesson)  /* the conversation: GQA models turned into MLA */    \

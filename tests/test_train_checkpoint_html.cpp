@@ -2,8 +2,13 @@
 // like any GPT-2 checkpoint, and train and heads write pages with --html.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "run_cli.h"
 
@@ -19,8 +24,7 @@ bool is_page(const CliResult& r) {
 }  // namespace
 
 TEST_CASE("a checkpoint written by train --mlp --save loads in heads like any GPT-2", "[train][checkpoint]") {
-  // With the MLP the model is a complete GPT-2. (An attention-only model has no ln_2 / mlp tensors:
-  // the reader refuses it by name, tested below.)
+  // With the MLP the model is a complete GPT-2 (an attention-only one is tested below).
   for (const char* dtype : {"f32", "f64"}) {
     std::string dir = std::filesystem::temp_directory_path().string() + "/attnlab_trained_" + dtype;
     std::filesystem::remove_all(dir);
@@ -35,14 +39,52 @@ TEST_CASE("a checkpoint written by train --mlp --save loads in heads like any GP
   }
 }
 
-TEST_CASE("an attention-only checkpoint is refused by the GPT-2 reader with the missing tensor named", "[train][checkpoint]") {
+TEST_CASE("an attention-only checkpoint written by train --save loads in heads and lesson mha", "[train][checkpoint]") {
+  // config.json says "attnlab_attention_only": true and the file has no ln_2 / mlp tensors: each block
+  // is x += attn(ln_1(x)). The reader's forward (src/checkpoint/gpt2.cpp, one layer at a time) must
+  // give the attention that training's own forward (src/math/gpt.cpp) recorded: train --json holds the
+  // final weights on the first evaluation sequence; lesson mha --weights --layer 1 recomputes them
+  // from the f64 checkpoint, through layer 0 with no MLP.
   std::string dir = std::filesystem::temp_directory_path().string() + "/attnlab_trained_attn_only";
   std::filesystem::remove_all(dir);
-  REQUIRE(run_cli(kTiny + " --save " + dir).code == 0);
-  CliResult h = run_cli("heads --weights " + dir + " --token-ids 1,2,3,4");
-  CHECK(h.code == 2);
-  CHECK(h.out.empty());
-  CHECK(h.err.find("ln_2") != std::string::npos);
+  CliResult t = run_cli(kTiny + " --dtype f64 --save " + dir + " --json -");
+  REQUIRE(t.code == 0);
+  nlohmann::json tj = nlohmann::json::parse(t.out);
+  std::string ids;
+  for (const auto& id : tj["pattern_tokens"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  CliResult h = run_cli("heads --weights " + dir + " --token-ids " + ids + " --json");
+  INFO(h.err);
+  CHECK(h.code == 0);
+  CHECK(h.out.find("\"scores\"") != std::string::npos);
+  CliResult m = run_cli("lesson mha --weights " + dir + " --layer 1 --token-ids " + ids + " --json -");
+  INFO(m.err);
+  REQUIRE(m.code == 0);
+  nlohmann::json mj = nlohmann::json::parse(m.out);
+  const auto& w = mj["tensors"]["weights"];  // (H, T, T) of layer 1
+  const auto& a = tj["attention_final"];     // (L, H, T, T)
+  REQUIRE(w["shape"] == nlohmann::json::array({2, 10, 10}));
+  const std::size_t HTT = 2 * 10 * 10;
+  double worst = 0;
+  for (std::size_t i = 0; i < HTT; ++i) {
+    double x = w["data"][i].is_null() ? 0.0 : w["data"][i].get<double>();  // masked: null in the trace, 0 in training
+    worst = std::max(worst, std::abs(x - a["data"][HTT + i].get<double>()));
+  }
+  CHECK(worst < 1e-12);
+  // The MLP lesson has nothing to show on it: refused by name.
+  CliResult f = run_cli("lesson ffn --weights " + dir + " --token-ids " + ids);
+  CHECK(f.code == 2);
+  CHECK(f.out.empty());
+  CHECK(f.err.find("attnlab_attention_only") != std::string::npos);
+  // A full GPT-2 config.json without the MLP tensors is still refused, naming ln_2.
+  std::string cfg = slurp(dir + "/config.json");
+  const std::string key = "\"attnlab_attention_only\": true";
+  REQUIRE(cfg.find(key) != std::string::npos);
+  cfg.replace(cfg.find(key), key.size(), "\"attnlab_attention_only\": false");
+  { std::ofstream(dir + "/config.json", std::ios::binary) << cfg; }
+  CliResult bad = run_cli("heads --weights " + dir + " --token-ids 1,2,3,4");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("ln_2") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

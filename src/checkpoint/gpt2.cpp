@@ -41,6 +41,11 @@ Gpt2Model::Gpt2Model(const std::string& folder) : ck_(folder) {
   validate(m_, cfg_path, true);
   if (j.contains("layer_norm_epsilon") && j["layer_norm_epsilon"].is_number())
     eps_ = j["layer_norm_epsilon"].get<double>();
+  if (j.contains("attnlab_attention_only")) {
+    if (!j["attnlab_attention_only"].is_boolean())
+      throw UsageError("checkpoint.err.config_value", {{"file", cfg_path}, {"key", "attnlab_attention_only"}});
+    attention_only_ = j["attnlab_attention_only"].get<bool>();
+  }
   if (!(eps_ > 0 && eps_ < 1)) throw UsageError("checkpoint.err.config_value", {{"file", cfg_path}, {"key", "layer_norm_epsilon"}});
   std::string act = j.contains("activation_function") && j["activation_function"].is_string()
                         ? j["activation_function"].get<std::string>() : "gelu_new";
@@ -59,11 +64,12 @@ Gpt2Model::Gpt2Model(const std::string& folder) : ck_(folder) {
   if (ck_.has("lm_head.weight")) ck_.entry("lm_head.weight", {V, D});
   for (std::size_t i = 0; i < m_.l; ++i) {
     std::string p = "h." + std::to_string(i) + ".";
-    for (const char* n : {"ln_1.weight", "ln_1.bias", "ln_2.weight", "ln_2.bias", "attn.c_proj.bias", "mlp.c_proj.bias"})
-      ck_.entry(name(p + n), {D});
+    for (const char* n : {"ln_1.weight", "ln_1.bias", "attn.c_proj.bias"}) ck_.entry(name(p + n), {D});
     ck_.entry(name(p + "attn.c_attn.weight"), {D, 3 * D});
     ck_.entry(name(p + "attn.c_attn.bias"), {3 * D});
     ck_.entry(name(p + "attn.c_proj.weight"), {D, D});
+    if (attention_only_) continue;
+    for (const char* n : {"ln_2.weight", "ln_2.bias", "mlp.c_proj.bias"}) ck_.entry(name(p + n), {D});
     ck_.entry(name(p + "mlp.c_fc.weight"), {D, F});
     ck_.entry(name(p + "mlp.c_fc.bias"), {F});
     ck_.entry(name(p + "mlp.c_proj.weight"), {F, D});
@@ -97,6 +103,7 @@ Gpt2LayerWeights Gpt2Model::layer(std::size_t i) const {
   w.b_V = Tensor({D}, std::vector<double>(b.data.begin() + 2 * D, b.data.end()));
   w.W_O = ck_.read(name(p + "attn.c_proj.weight"), {D, D});
   w.b_O = ck_.read(name(p + "attn.c_proj.bias"), {D});
+  if (attention_only_) return w;
   w.ln2_g = ck_.read(name(p + "ln_2.weight"), {D});
   w.ln2_b = ck_.read(name(p + "ln_2.bias"), {D});
   w.W_1 = ck_.read(name(p + "mlp.c_fc.weight"), {D, F});
@@ -127,6 +134,10 @@ Gpt2LayerPass Gpt2Model::run_layer(const Gpt2LayerWeights& w, const Tensor& x) c
   a.concat = merge_heads(a.heads);                          // (T, D)
   a.output = bias_add(matmul(a.concat, w.W_O), w.b_O);      // (T, D)
   p.x_mid = add(x, a.output);
+  if (attention_only_) {
+    p.x_out = p.x_mid;
+    return p;
+  }
   p.ln2 = layernorm(p.x_mid, w.ln2_g, w.ln2_b, eps_);
   p.ffn = ffn_forward(p.ln2.out, w.W_1, w.b_1, w.W_2, w.b_2, act_);
   p.x_out = add(p.x_mid, p.ffn.y);

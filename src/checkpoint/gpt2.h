@@ -10,6 +10,8 @@
 // is tied to wte (lm_head.weight, if a file has it, is used instead). Pre-LayerNorm blocks:
 //   x += attn(ln_1(x));  x += mlp(ln_2(x));  logits = ln_f(x) wteᵀ.   Attention is causal.
 // Layers count from 0, as the tensor names do.
+// An attention-only checkpoint (`attnlab train --no-mlp`: config.json has
+// "attnlab_attention_only": true) has no ln_2 / mlp tensors: each block is x += attn(ln_1(x)).
 //   T tokens, D = n_embd, H = n_head, Dh = D / H, F = n_inner (4·D), V = vocab, P = n_positions.
 #include <cstdint>
 #include <string>
@@ -29,7 +31,7 @@ struct Gpt2LayerWeights {
   Tensor b_Q, b_K, b_V;           // (D)
   Tensor W_O, b_O;                // (D, D), (D): c_proj
   Tensor ln2_g, ln2_b;            // (D)
-  Tensor W_1, b_1, W_2, b_2;      // (D, F), (F), (F, D), (D): mlp.c_fc, mlp.c_proj
+  Tensor W_1, b_1, W_2, b_2;      // (D, F), (F), (F, D), (D): mlp.c_fc, mlp.c_proj (empty: attention-only)
 };
 
 struct Gpt2LayerPass {
@@ -37,9 +39,9 @@ struct Gpt2LayerPass {
   LayerNormPass ln1;   // ln1.out (T, D): what attention reads
   AttentionPass attn;  // Q, K, V include their biases; output = concat W_O + b_O
   Tensor x_mid;        // (T, D) x_in + attn.output
-  LayerNormPass ln2;
+  LayerNormPass ln2;   // ln2 and ffn: empty in an attention-only model
   FfnPass ffn;
-  Tensor x_out;        // (T, D) x_mid + ffn.y
+  Tensor x_out;        // (T, D) x_mid + ffn.y (x_mid when attention-only)
 };
 
 class Gpt2Model {
@@ -52,6 +54,7 @@ class Gpt2Model {
   const Checkpoint& checkpoint() const { return ck_; }
   double eps() const { return eps_; }
   Activation activation() const { return act_; }
+  bool attention_only() const { return attention_only_; }  // no ln_2 / mlp: x_out = x_mid
 
   // wte[ids] + wpe[p0 .. p0+T): (T, D), p0 = first_position (0, or the tokens a KV cache holds).
   // Ids must be < V and p0 + T ≤ P (the caller checks, naming its flag).
@@ -68,6 +71,7 @@ class Gpt2Model {
   std::string prefix_;  // "" or "transformer."
   double eps_ = 1e-5;
   Activation act_ = Activation::GeluTanh;
+  bool attention_only_ = false;
 };
 
 // The forward pass of `ids`: the residual entering every layer (and the last layer's output),

@@ -1,0 +1,334 @@
+// Lesson `induction`: heads that learn (Olsson et al. 2022, "In-context Learning and Induction Heads").
+// A 2-layer GPT-2 trained by `attnlab train` on random tokens with a segment repeated at a random
+// offset sits at loss ln V, then drops suddenly as a previous-token head (layer 1) and an
+// induction head (layer 2) appear; zeroing the induction head undoes the drop. Trained with the
+// repeat always at the same place (repeat-half), the same model takes a one-layer positional
+// shortcut instead, and scores no induction on random offsets: the contrast is the lesson.
+// Both models are shipped (data/trained/induction and data/trained/repeat-half, written by
+// `attnlab train … --dtype f64 --save`), so the lesson starts at once; --retrain trains them live.
+// Legend: L layers, H heads, T positions, V vocabulary. Words: lessons/induction/LANG.cat.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "errors.h"
+#include "lesson.h"
+#include "model_report.h"
+#include "trained_gpt.h"
+#include "trainer.h"
+
+namespace attn {
+
+namespace {
+
+// The most training --retrain may ask for, as `attnlab train` allows (2·10^13 FLOP).
+constexpr double kMaxTrainFlops = 2e13;
+
+struct InductionOptions : RunContext {
+  bool retrain = false;                // --retrain: train both models now instead of loading them
+  std::optional<std::int64_t> steps;   // --steps (with --retrain): steps for both models
+};
+
+void bind(OptionBinder& b, InductionOptions& o) {
+  b.toggle("--retrain", o.retrain);
+  b.integer("--steps", o.steps);
+}
+
+// One trained model and how its training went.
+struct Model {
+  train::TrainConfig config;
+  train::TrainResult run;  // model, loss_curve and evals (their losses; scores are not shipped)
+};
+
+// The recipe a shipped model was trained with (its config.json), as `attnlab train` runs it.
+train::TrainConfig recipe(const TrainedGpt& t) {
+  train::TrainConfig c;
+  c.model = t.model.config;
+  if (!train::parse_task(t.task, c.task)) throw std::logic_error("shipped model: unknown task " + t.task);
+  c.batch = t.batch, c.steps = t.steps, c.warmup = t.warmup;
+  c.lr = t.lr, c.beta1 = t.beta1, c.beta2 = t.beta2, c.weight_decay = t.weight_decay;
+  c.seed = t.seed;
+  c.eval_every = std::max<std::size_t>(1, c.steps / 40);  // train_cmd.cpp's rule
+  return c;
+}
+
+Model shipped(const std::string& name) {
+  TrainedGpt t = shipped_trained_gpt(name);
+  Model m{recipe(t), {}};
+  m.run.model = std::move(t.model);
+  m.run.loss_curve = std::move(t.loss_curve);
+  for (const TrainedEval& e : t.evals) m.run.evals.push_back({e.step, e.loss, e.repeat_loss, {}});
+  return m;
+}
+
+Model retrained(train::TrainConfig c, const InductionOptions& o) {
+  c.seed = static_cast<std::uint64_t>(o.seed);
+  if (o.steps) c.steps = positive(o.steps, c.steps, "--steps");
+  c.eval_every = std::max<std::size_t>(1, c.steps / 40);
+  const double work = train::step_flops(c) * static_cast<double>(c.steps);
+  if (work > kMaxTrainFlops) throw UsageError("induction.err.work", {{"flag", "--steps"}, {"flops", work}, {"max", kMaxTrainFlops}});
+  return Model{c, train::train(c)};
+}
+
+// Everything the lesson shows, computed before any narration.
+struct Induction {
+  Model main, shortcut;
+  train::Batch eval;                        // main's evaluation batch: repeats at random offsets
+  train::RepeatSpan span;                   // where its first sequence repeats
+  train::ModelReport before, after;         // main's initial and trained weights on it
+  train::Batch shortcut_eval;               // the shortcut model's own batch: the repeat at T/2
+  train::ModelReport shortcut_fixed;        // the shortcut model on its own task
+  train::ModelReport shortcut_random;       // and on the random offsets (main's batch)
+  train::Drop drop;                         // main's phase change (loss on the repeat < ½ ln V)
+  double ln_v = 0.0;
+};
+
+Induction compute(const InductionOptions& o) {
+  Induction m;
+  if (o.retrain) {
+    m.main = retrained(recipe(shipped_trained_gpt("induction")), o);
+    m.shortcut = retrained(recipe(shipped_trained_gpt("repeat-half")), o);
+  } else {
+    if (o.steps) throw UsageError("induction.err.needs_retrain", {{"flag", "--steps"}});
+    m.main = shipped("induction");
+    m.shortcut = shipped("repeat-half");
+    if (static_cast<std::uint64_t>(o.seed) != m.main.config.seed)
+      throw UsageError("induction.err.seed", {{"flag", "--seed"}, {"value", o.seed}, {"seed", m.main.config.seed}});
+  }
+  const train::TrainConfig& c = m.main.config;
+  m.ln_v = std::log(static_cast<double>(c.model.vocab));
+  m.eval = train::evaluation_batch(c);
+  m.span = train::repeat_span(m.eval, 0);
+  m.before = train::analyse_model(gpt::make_gpt(c.model, c.seed), m.eval);  // train()'s initial weights
+  m.after = train::analyse_model(m.main.run.model, m.eval);
+  m.shortcut_eval = train::evaluation_batch(m.shortcut.config);
+  m.shortcut_fixed = train::analyse_model(m.shortcut.run.model, m.shortcut_eval);
+  m.shortcut_random = train::analyse_model(m.shortcut.run.model, m.eval);
+  m.drop = train::phase_change(m.main.run, true, m.ln_v);
+  return m;
+}
+
+// ---- narration -------------------------------------------------------------------------------
+
+Tensor vec(const std::vector<double>& v) { return Tensor({v.size()}, v); }  // (n)
+
+// Layer l of an (L, H, T, T) attention tensor: (H, T, T).
+Tensor layer_of(const Tensor& a, std::size_t l) {
+  const std::size_t H = a.dim(1), T = a.dim(2), n = H * T * T;
+  Tensor out({H, T, T});
+  std::copy(a.data.begin() + static_cast<std::ptrdiff_t>(l * n), a.data.begin() + static_cast<std::ptrdiff_t>((l + 1) * n),
+            out.data.begin());
+  return out;
+}
+
+std::vector<std::string> token_labels(const train::Batch& b, std::size_t s) {
+  std::vector<std::string> out;
+  for (std::size_t t = 0; t < b.T; ++t) out.push_back(std::to_string(b.tokens[s * b.T + t]));
+  return out;
+}
+
+struct BestHead {
+  std::size_t layer = 0, head = 0;
+  double score = -1.0;
+};
+BestHead best_in(const Tensor& s, std::size_t from, std::size_t to) {
+  BestHead b;
+  for (std::size_t l = from; l < to; ++l)
+    for (std::size_t h = 0; h < s.dim(1); ++h)
+      if (s(l, h) > b.score) b = {l, h, s(l, h)};
+  return b;
+}
+
+std::string head_list(const LessonRecorder& r, const std::vector<std::pair<std::size_t, std::size_t>>& heads) {
+  std::string out;
+  for (auto [l, h] : heads) out += (out.empty() ? "" : ", ") + r.t("head_name", {{"layer", l + 1}, {"head", h + 1}});
+  return out;
+}
+
+// The tokens of positions [from, to) of sequence s, as one string ("5 9 21").
+std::string token_run(const train::Batch& b, std::size_t s, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t t = from; t < to; ++t) out += (out.empty() ? "" : " ") + std::to_string(b.tokens[s * b.T + t]);
+  return out;
+}
+
+void step_task(LessonRecorder& r, const Induction& m) {
+  const train::TrainConfig& c = m.main.config;
+  const train::RepeatSpan& sp = m.span;
+  std::size_t lo = 0, hi = 0;
+  train::induction_span(c.model.n_positions, lo, hi);
+  // positions counted from 1 in the text, as the heatmaps' columns are
+  r.step("task", {{"vocab", c.model.vocab}, {"seq_len", c.model.n_positions}, {"lo", lo}, {"hi", hi},
+                  {"first", sp.first + 1}, {"second", sp.second + 1}, {"length", sp.length}, {"ln_v", m.ln_v}});
+  Table t{{r.t("task.col.part"), r.t("task.col.positions"), r.t("task.col.tokens")}, {}};
+  const std::size_t T = m.eval.T, end = sp.second + sp.length;
+  auto row = [&](const char* part, std::size_t from, std::size_t to) {
+    if (from < to) t.rows.push_back({r.t(part), r.t("task.positions", {{"from", from + 1}, {"to", to}}), token_run(m.eval, 0, from, to)});
+  };
+  row("task.part.prefix", 0, sp.first);
+  row("task.part.first", sp.first, sp.second);
+  row("task.part.second", sp.second, end);
+  row("task.part.filler", end, T);
+  r.table(t);
+  r.value("ln_vocab", m.ln_v);
+  r.note("task.note_model", {{"layers", c.model.n_layer}, {"heads", c.model.n_head}, {"d_model", c.model.d_model},
+                             {"mlp", c.model.mlp}, {"params", m.main.run.model.layout.total}, {"batch", c.batch},
+                             {"steps", c.steps}, {"lr", c.lr}, {"seed", c.seed}, {"gflop", train::step_flops(c) / 1e9},
+                             {"tflop", train::step_flops(c) * static_cast<double>(c.steps) / 1e12}});
+}
+
+void step_loss_curve(LessonRecorder& r, const Induction& m) {
+  const train::TrainResult& run = m.main.run;
+  r.step("loss_curve", {{"steps", run.loss_curve.size()}, {"ln_v", m.ln_v}});
+  std::vector<double> steps, level;
+  for (std::size_t i = 0; i < run.loss_curve.size(); ++i) {
+    steps.push_back(static_cast<double>(i + 1));
+    level.push_back(0.5 * m.ln_v);
+  }
+  r.tensor("step", vec(steps));
+  r.tensor("loss_curve", vec(run.loss_curve));
+  r.tensor("half_ln_vocab", vec(level));
+  r.chart({r.t("loss_curve.chart"), "step", {"loss_curve", "half_ln_vocab"}});
+  Table t{{r.t("loss_curve.col.step"), r.t("loss_curve.col.loss"), r.t("loss_curve.col.repeat_loss"), r.t("loss_curve.col.mark")}, {}};
+  const std::size_t every = std::max<std::size_t>(1, run.evals.size() / 10);
+  for (std::size_t i = 0; i < run.evals.size(); ++i) {
+    const train::Evaluation& e = run.evals[i];
+    const bool at_drop = m.drop.reached && e.step == m.drop.step;
+    if (i % every != 0 && i + 1 != run.evals.size() && !at_drop) continue;
+    t.rows.push_back({I(e.step), e.loss, e.repeat_loss, at_drop ? r.t("loss_curve.drop_mark") : std::string()});
+  }
+  r.table(t);
+  if (m.drop.reached) r.value("drop_step", I(m.drop.step));
+  r.note("loss_curve.note_drop", {{"reached", m.drop.reached}, {"step", m.drop.step}, {"half", 0.5 * m.ln_v},
+                                  {"start", run.evals.front().repeat_loss}, {"end", run.evals.back().repeat_loss}});
+}
+
+// The model is two layers (the shipped recipe): one heatmap tensor per layer, names listed here.
+void step_attention(LessonRecorder& r, const Induction& m, const train::ModelReport& rep, const char* id,
+                    const std::array<const char*, 2>& names) {
+  if (rep.attention.dim(0) != names.size()) throw std::logic_error("lesson induction: the models have two layers");
+  r.step(id, {{"second", m.span.second + 1}, {"back", m.span.length - 1}});
+  std::vector<std::string> tokens = token_labels(m.eval, 0);
+  for (std::size_t l = 0; l < names.size(); ++l)
+    r.tensor(names[l], layer_of(rep.attention, l), {.rows = tokens, .cols = tokens, .heatmap = true});
+}
+
+void step_scores(LessonRecorder& r, const Induction& m) {
+  const train::HeadScores& s = m.after.scores;
+  r.step("scores", {{"sequences", m.eval.B}});
+  Table t{{r.t("scores.col.layer"), r.t("scores.col.head"), r.t("scores.col.prev"), r.t("scores.col.first"),
+           r.t("scores.col.self"), r.t("scores.col.induction")}, {}};
+  for (std::size_t l = 0; l < s.prev_token.dim(0); ++l)
+    for (std::size_t h = 0; h < s.prev_token.dim(1); ++h)
+      t.rows.push_back({I(l + 1), I(h + 1), s.prev_token(l, h), s.first_token(l, h), s.self(l, h), s.induction(l, h)});
+  r.table(t);
+  r.tensor("prev_token_score", s.prev_token);
+  r.tensor("first_token_score", s.first_token);
+  r.tensor("self_score", s.self);
+  r.tensor("induction_score", s.induction);
+  const train::HeadScores& b = m.before.scores;
+  r.note("scores.note_before", {{"prev", best_in(b.prev_token, 0, 1).score}, {"induction", best_in(b.induction, 1, b.induction.dim(0)).score}});
+}
+
+void step_circuit(LessonRecorder& r, const Induction& m) {
+  const train::HeadScores& s = m.after.scores;
+  const std::size_t L = s.prev_token.dim(0);
+  BestHead p = best_in(s.prev_token, 0, 1), q = best_in(s.induction, L > 1 ? 1 : 0, L);
+  r.step("circuit", {{"prev_layer", p.layer + 1}, {"prev_head", p.head + 1}, {"prev", p.score},
+                     {"ind_layer", q.layer + 1}, {"ind_head", q.head + 1}, {"induction", q.score}});
+  r.value("prev_token_layer", I(p.layer + 1));
+  r.value("prev_token_head", I(p.head + 1));
+  r.value("best_prev_token_score", p.score);
+  r.value("induction_layer", I(q.layer + 1));
+  r.value("induction_head", I(q.head + 1));
+  r.value("best_induction_score", q.score);
+  const std::size_t H = s.prev_token.dim(1);
+  std::size_t n_prev = 0, n_ind = 0;
+  for (std::size_t h = 0; h < H; ++h) {
+    n_prev += s.prev_token(0, h) >= 0.2 ? 1 : 0;
+    for (std::size_t l = 1; l < L; ++l) n_ind += s.induction(l, h) >= 0.5 ? 1 : 0;
+  }
+  r.note("circuit.note_split", {{"n", n_prev}});
+  r.note("circuit.note_induction", {{"n", n_ind}});
+}
+
+void step_ablation(LessonRecorder& r, const Induction& m) {
+  const train::ModelReport& a = m.after;
+  r.step("ablation", {{"n", a.ablated.size()}, {"heads", head_list(r, a.ablated)}});
+  Table t{{r.t("ablation.col.model"), r.t("ablation.col.repeat_loss")}, {}};
+  t.rows.push_back({r.t("ablation.row.trained"), a.repeat_loss});
+  t.rows.push_back({r.t("ablation.row.ablated", {{"heads", head_list(r, a.ablated)}}), a.repeat_loss_ablated});
+  t.rows.push_back({r.t("ablation.row.untrained"), m.before.repeat_loss});
+  t.rows.push_back({r.t("ablation.row.ln_v"), m.ln_v});
+  r.table(t);
+  r.value("loss_repeated_half", a.repeat_loss);
+  r.value("loss_repeated_half_ablated", a.repeat_loss_ablated);
+  r.note("ablation.note", {{"n", a.ablated.size()}, {"worse", a.repeat_loss_ablated > m.ln_v}, {"loss", a.repeat_loss}, {"ablated", a.repeat_loss_ablated}, {"ratio", a.repeat_loss_ablated / a.repeat_loss},
+                           {"ln_v", m.ln_v}, {"share", a.repeat_loss / m.ln_v}});
+}
+
+void step_shortcut(LessonRecorder& r, const Induction& m) {
+  const train::TrainConfig& c = m.shortcut.config;
+  const train::ModelReport &f = m.shortcut_fixed, &x = m.shortcut_random;
+  const std::size_t L = f.offset.dim(0), k = c.model.n_positions / 2 - 1;
+  BestHead o = best_in(f.offset, 0, L), q = best_in(x.scores.induction, L > 1 ? 1 : 0, L);
+  r.step("shortcut", {{"steps", c.steps}, {"half", c.model.n_positions / 2}, {"k", k}});
+  Table t{{r.t("scores.col.layer"), r.t("scores.col.head"), r.t("shortcut.col.offset"), r.t("shortcut.col.induction")}, {}};
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < f.offset.dim(1); ++h) t.rows.push_back({I(l + 1), I(h + 1), f.offset(l, h), x.scores.induction(l, h)});
+  r.table(t);
+  r.tensor("shortcut_offset_score", f.offset, {}, {{"k", k}});
+  r.tensor("shortcut_induction_score", x.scores.induction);
+  std::vector<std::string> tokens = token_labels(m.shortcut_eval, 0);
+  // the positional head alone on one of its own sequences: (T, T)
+  const std::size_t T = m.shortcut_eval.T, H = f.offset.dim(1);
+  Tensor head({T, T});
+  std::copy_n(f.attention.data.begin() + static_cast<std::ptrdiff_t>((o.layer * H + o.head) * T * T), T * T, head.data.begin());
+  r.tensor("shortcut_attention", std::move(head), {.rows = tokens, .cols = tokens, .heatmap = true},
+           {{"layer", o.layer + 1}, {"head", o.head + 1}});
+  Table losses{{r.t("shortcut.col.sequences"), r.t("ablation.col.repeat_loss")}, {}};
+  losses.rows.push_back({r.t("shortcut.row.fixed"), f.repeat_loss});
+  losses.rows.push_back({r.t("shortcut.row.random"), x.repeat_loss});
+  r.table(losses);
+  r.value("shortcut_loss_fixed", f.repeat_loss);
+  r.value("shortcut_loss_random", x.repeat_loss);
+  r.value("shortcut_best_offset_score", o.score);
+  r.value("shortcut_best_induction_score", q.score);
+  r.note("shortcut.note", {{"layer", o.layer + 1}, {"head", o.head + 1}, {"offset", o.score}, {"k", k}, {"fixed", f.repeat_loss},
+                           {"random", x.repeat_loss}, {"induction", q.score}, {"ln_v", m.ln_v},
+                           {"main_induction", best_in(m.after.scores.induction, L > 1 ? 1 : 0, L).score}});
+}
+
+Trace run(const InductionOptions& o) {
+  LessonRecorder r("induction", o.lang, {"induction"});
+  Induction m = compute(o);
+  const train::TrainConfig& c = m.main.config;
+  r.config("seed", static_cast<std::int64_t>(c.seed));
+  r.config("retrain", Bool{o.retrain});
+  r.config("task", train::task_name(c.task));
+  r.config("n_layer", I(c.model.n_layer));
+  r.config("n_heads", I(c.model.n_head));
+  r.config("d_model", I(c.model.d_model));
+  r.config("vocab", I(c.model.vocab));
+  r.config("seq_len", I(c.model.n_positions));
+  r.config("mlp", Bool{c.model.mlp});
+  r.config("steps", I(c.steps));
+  r.config("lr", c.lr);
+  r.config("batch", I(c.batch));
+  step_task(r, m);
+  step_loss_curve(r, m);
+  step_attention(r, m, m.before, "before", {"attention_before_layer1", "attention_before_layer2"});
+  step_attention(r, m, m.after, "after", {"attention_after_layer1", "attention_after_layer2"});
+  step_scores(r, m);
+  step_circuit(r, m);
+  step_ablation(r, m);
+  step_shortcut(r, m);
+  return r.finish();
+}
+
+}  // namespace
+
+extern const LessonInfo induction_lesson = lesson_info<InductionOptions>("induction", bind, run);
+
+}  // namespace attn

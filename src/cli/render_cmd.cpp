@@ -72,7 +72,8 @@ void write_page(const std::string& flag, const std::string& path, const std::str
   std::filesystem::path target(path);
   std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
   std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".XXXXXX")).string();
-  if (target.filename().empty() || std::filesystem::is_directory(target))
+  std::error_code dir_ec;  // a name too long for the filesystem is a path that cannot be written, not an exception
+  if (target.filename().empty() || std::filesystem::is_directory(target, dir_ec))
     throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
   std::vector<char> name(tmp.begin(), tmp.end());
   name.push_back('\0');

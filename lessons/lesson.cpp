@@ -117,19 +117,39 @@ void set_work_caps_for_fuzzing(double max_work, double max_numbers) {
   g_max_numbers = max_numbers;
 }
 
-void require_work(double madds, double numbers, const std::string& flags) {
-  double work = madds + kWorkPerNumber * numbers;
-  if (work <= g_max_work && numbers <= g_max_numbers) return;
-  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
-  throw UsageError("input.err.work_too_large", {{"madds", work}, {"gib", numbers * 8.0 / gib}, {"max_madds", g_max_work},
-                                                {"max_gib", g_max_numbers * 8.0 / gib}, {"flags", flag_list(flags)}});
+double work_cap_scale() { return g_max_work / kMaxLessonWork; }
+
+bool work_fits(const Work& w) {
+  return w.madds + kWorkPerNumber * w.numbers <= g_max_work && w.numbers <= g_max_numbers;
 }
 
-void require_head_work(const HeadDims& d) {
-  double T = static_cast<double>(d.T), D = static_cast<double>(d.D), H = static_cast<double>(d.H);
+void require_work(const std::function<Work(double)>& estimate, std::size_t n, const std::string& size_flag,
+                  const std::string& flags) {
+  Work w = estimate(static_cast<double>(n));
+  if (work_fits(w)) return;
+  // The largest accepted value of size_flag, by bisection (the work grows with it).
+  std::size_t lo = 0, hi = n;  // estimate(lo) fits (or lo = 0), estimate(hi) does not
+  while (hi - lo > 1) {
+    std::size_t mid = lo + (hi - lo) / 2;
+    if (work_fits(estimate(static_cast<double>(mid)))) lo = mid;
+    else hi = mid;
+  }
+  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  throw UsageError("input.err.work_too_large",
+                   {{"madds", w.madds + kWorkPerNumber * w.numbers}, {"gib", w.numbers * 8.0 / gib}, {"max_madds", g_max_work},
+                    {"max_gib", g_max_numbers * 8.0 / gib}, {"flags", flag_list(flags)}, {"flag", size_flag},
+                    {"largest", lo}});
+}
+
+Work head_work(const HeadDims& d, double T, double passes) {
+  double D = static_cast<double>(d.D), H = static_cast<double>(d.H);
   // Q, K, V, O projections and the scores and weighted sums; X, Q, K, V, heads, out, the
   // weights, scores and the (H, T, T) attention tensors kept for the trace.
-  require_work(4.0 * T * D * D + 2.0 * T * T * D, 8.0 * T * D + 4.0 * D * D + 4.0 * H * T * T,
+  return {passes * (4.0 * T * D * D + 2.0 * T * T * D), passes * (8.0 * T * D + 4.0 * H * T * T) + 4.0 * D * D};
+}
+
+void require_head_work(const HeadDims& d, double passes) {
+  require_work([&](double T) { return head_work(d, T, passes); }, d.T, "--seq-len/--tokens",
                "--seq-len/--tokens, --d-model, --heads");
 }
 
@@ -140,15 +160,15 @@ void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const c
 }
 
 HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads,
-                           std::size_t T) {
+                           std::size_t T, double passes) {
   std::size_t H = positive(heads, 2, "--heads");
   std::size_t D = d_model_or_derived(d_model, H);
   require_divisible(D, "--d-model", H, "--heads");
+  HeadDims d{T, D, H, D / H, !d_model && D != 8};
+  require_head_work(d, passes);  // first: it names the largest --seq-len accepted
   require_fits({D, D}, "W_Q", d_model ? "--d-model" : "--heads");
   require_fits({T, D}, "X", "--seq-len/--tokens, --d-model");
   require_fits({H, T, T}, "scores", "--seq-len/--tokens, --heads");
-  HeadDims d{T, D, H, D / H, !d_model && D != 8};
-  require_head_work(d);
   return d;
 }
 

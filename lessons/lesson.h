@@ -54,14 +54,25 @@ std::vector<double> parse_numbers(const std::string& text, const char* flag);
 void require_fits(const Shape& shape, const std::string& what, const std::string& flags);
 // Refuse a run whose `count` tensors of `shape` together pass kMaxLessonElements (4 GiB).
 void require_total(std::size_t count, const Shape& shape, const std::string& what, const std::string& flags);
-// The one work and memory check of a run, made up front from its sizes: `madds` multiply-adds
-// and `numbers` doubles held (each recorded number also costs time to store and show, counted
-// as kWorkPerNumber multiply-adds). Past the caps, a UsageError naming `flags`, the lesson's
-// own flags that size the run (input.err.work_too_large).
-constexpr double kMaxLessonWork = 2e11;         // about ten seconds on one core with the packed matmul
-constexpr double kWorkPerNumber = 2000;   // measured: recording and rendering one number
-constexpr double kMaxWorkNumbers = 2.7e8; // 2 GiB of doubles
-void require_work(double madds, double numbers, const std::string& flags);
+// The one work and memory check of a run, made up front from its sizes, before anything is drawn.
+// A run's work is `madds` multiply-adds and `numbers` doubles held (each recorded number also
+// costs time to store and show, counted as kWorkPerNumber multiply-adds).
+struct Work {
+  double madds = 0, numbers = 0;
+};
+// estimate(n): the work with the lesson's leading size flag `size_flag` at n and its other sizes
+// as given; n: the run's value. Past the caps, a UsageError (input.err.work_too_large) naming
+// `flags`, the lesson's own flags that size the run, and the largest `size_flag` that would be
+// accepted at the other sizes (0: none, another flag must come down).
+constexpr double kMaxLessonWork = 1e12;    // about a minute on this 2-core machine (docs/ARCHITECTURE.md)
+constexpr double kWorkPerNumber = 2000;    // measured: recording and rendering one number
+constexpr double kMaxWorkNumbers = 5.4e8;  // 4 GiB of doubles: with the trace's text, within 8 GiB
+void require_work(const std::function<Work(double)>& estimate, std::size_t n, const std::string& size_flag,
+                  const std::string& flags);
+bool work_fits(const Work& w);  // within the caps
+// The caps as a share of the defaults (1, or less under the fuzzers): commands with caps of their
+// own (train) scale them by it.
+double work_cap_scale();
 // The fuzzers lower the caps (fuzz/), so every input they try runs in milliseconds.
 void set_work_caps_for_fuzzing(double max_work, double max_numbers);
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").
@@ -82,12 +93,16 @@ template <class R>
 void note_d_model_derived(R& r, bool derived, std::size_t D, std::size_t H) {
   if (derived) r.note("note_d_model_derived", {{"d_model", D}, {"heads", H}, {"d_k", D / H}});
 }
-HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads, std::size_t T);
-// The work of one multi-head attention forward at these sizes (require_work's check).
-void require_head_work(const HeadDims& d);
+// `passes`: how many multi-head attention forwards the lesson computes at these sizes (its work
+// and memory check, require_head_work).
+HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads, std::size_t T,
+                           double passes = 1);
+// The work of `passes` multi-head attention forwards at these sizes, with T tokens.
+Work head_work(const HeadDims& d, double T, double passes);
+void require_head_work(const HeadDims& d, double passes = 1);
 template <class O>  // any options with d_model and heads
-HeadDims resolve_head_dims(const O& c, std::size_t T) {
-  return resolve_head_dims(c.d_model, c.heads, T);
+HeadDims resolve_head_dims(const O& c, std::size_t T, double passes = 1) {
+  return resolve_head_dims(c.d_model, c.heads, T, passes);
 }
 // record_common_config plus d_model, n_heads and d_k: the config of every multi-head lesson.
 

@@ -5,6 +5,7 @@
 
 #include "bpe.h"
 #include "errors.h"
+#include "lesson.h"
 #include "locate.h"
 
 namespace attn {
@@ -79,6 +80,17 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   if (in.ids.size() > limit)
     throw UsageError("checkpoint.err.too_many_tokens", {{"flag", text ? "--text" : "--token-ids"}, {"n", in.ids.size()}, {"max", limit}});
   if (tok) in.tokenizer = std::make_shared<const Gpt2Tokenizer>(std::move(*tok));
+  // The forward through every layer, one layer's weights held at a time as doubles; `heads` runs it
+  // on the tokens and on them twice over (3T in all). A layer of a model too large to hold (a
+  // 405B's, 2.6·10^9 numbers) is refused here, up front, with the flags that size it.
+  double D = static_cast<double>(m.d), F = static_cast<double>(m.d_ff), L = static_cast<double>(m.l);
+  double H = static_cast<double>(m.n_h), G = static_cast<double>(m.n_g), Dh = static_cast<double>(m.d_h);
+  double layer = D * (H + 2.0 * G) * Dh + H * Dh * D + (m.gated_ffn ? 3.0 : 2.0) * D * F;
+  const char* flag = text ? "--text" : "--token-ids";
+  require_work([&](double t) {
+    t *= 3.0;
+    return Work{L * (t * layer + 2.0 * t * t * H * Dh), layer + L * H * t * t + t * (4.0 * D + 2.0 * F)};
+  }, in.ids.size(), flag, std::string(flag) + ", --weights");
   for (std::int64_t id : in.ids) in.labels.push_back(in.label(id));
   return in;
 }

@@ -141,7 +141,7 @@ TEST_CASE("malformed safetensors files are refused naming the file and the tenso
       {"7 bytes", good.substr(0, 7), "checkpoint.err.truncated file="},
       {"header size past the end", good.substr(0, 8 + 10), "checkpoint.err.header_size file="},
       {"header size huge", std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + "{}", "checkpoint.err.header_size file="},
-      {"header not JSON", safetensors_bytes("{\"a\": [1, 2", ""), "checkpoint.err.header_json file="},
+      {"header not JSON", safetensors_bytes("{\"a\": [1, 2", ""), "input.err.json_syntax where="},
       {"header an array", safetensors_bytes("[1, 2]", ""), "checkpoint.err.header_object file="},
       {"truncated data", good.substr(0, good.size() - 100), "checkpoint.err.offsets file="},
       {"unknown dtype", patched([&](nlohmann::json& h) { h[tensor]["dtype"] = "I8"; }), "checkpoint.err.dtype file="},

@@ -152,7 +152,7 @@ TEST_CASE("symmetry: the final losses are compared as printed, not claimed for t
 }
 
 TEST_CASE("symmetry: usage errors are catalog messages naming the flag", "[symmetry][bad-input]") {
-  for (const char* key : {"symmetry.err.heads_min", "symmetry.err.lr", "symmetry.err.steps_max", "symmetry.err.work",
+  for (const char* key : {"symmetry.err.heads_min", "symmetry.err.lr", "symmetry.err.steps_max",
                           "symmetry.err.diverged"})
     CHECK(Text(Lang::En).has(key));
   CliResult r = run_cli("lesson symmetry --heads 1");

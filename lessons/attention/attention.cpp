@@ -45,12 +45,12 @@ void bind(OptionBinder& b, AttentionOptions& o) {
 Dims resolve_dims(const AttentionOptions& c, std::size_t T) {
   std::size_t D = positive(c.d_model, 8, "--d-model");
   std::size_t Dk = positive(c.head_dim, 4, "--head-dim");
+  double dm = static_cast<double>(D), dk = static_cast<double>(Dk);
+  require_work([&](double t) { return Work{3.0 * t * dm * dk + 2.0 * t * t * dk, t * dm + 3.0 * dm * dk + 4.0 * t * dk + 4.0 * t * t}; },
+               T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, --head-dim");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({D, Dk}, "W_Q", "--d-model or --head-dim");
   require_fits({T, T}, "the scores", "--seq-len/--tokens");
-  double t = static_cast<double>(T), dm = static_cast<double>(D), dk = static_cast<double>(Dk);
-  require_work(3.0 * t * dm * dk + 2.0 * t * t * dk, t * dm + 3.0 * dm * dk + 4.0 * t * dk + 4.0 * t * t,
-               "--seq-len/--tokens, --d-model, --head-dim");
   return {T, D, Dk};
 }
 

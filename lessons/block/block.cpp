@@ -56,16 +56,17 @@ Dims resolve_dims(const BlockOptions& c, std::size_t T) {
   require_divisible(D, "--d-model", H, "--heads");
   std::size_t F = positive(c.d_ff, 4 * D, "--d-ff");
   Activation act = resolve_activation(c);
+  {
+    double dm = static_cast<double>(D), f = static_cast<double>(F), h = static_cast<double>(H);
+    require_work([&](double t) {
+      return Work{4.0 * t * dm * dm + 2.0 * t * t * dm + 2.0 * t * dm * f,
+                  8.0 * t * dm + 4.0 * dm * dm + 2.0 * dm * f + 2.0 * t * f + 4.0 * h * t * t};
+    }, T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, --d-ff, --heads");
+  }
   require_fits({D, D}, "W_Q", "--d-model");
   require_fits({D, F}, "W_1", "--d-model or --d-ff");
   require_fits({T, F}, "the FFN hidden layer", "--seq-len/--tokens or --d-ff");
   require_fits({H, T, T}, "the attention weights", "--seq-len/--tokens or --heads");
-  {
-    double t = static_cast<double>(T), dm = static_cast<double>(D), f = static_cast<double>(F), h = static_cast<double>(H);
-    require_work(4.0 * t * dm * dm + 2.0 * t * t * dm + 2.0 * t * dm * f,
-                 8.0 * t * dm + 4.0 * dm * dm + 2.0 * dm * f + 2.0 * t * f + 4.0 * h * t * t,
-                 "--seq-len/--tokens, --d-model, --d-ff, --heads");
-  }
   return {T, D, H, D / H, F, act};
 }
 

@@ -34,7 +34,8 @@ void bind(OptionBinder& b, GateOptions& o) {
 }
 
 HeadDims resolve_dims(const GateOptions& c, std::size_t T) {
-  HeadDims d = resolve_head_dims(c, T);
+  // three attention forwards: the output-gated one, the ungated one beside it, the value-gated one
+  HeadDims d = resolve_head_dims(c, T, 3);
   require_fits({T, T}, "X Xᵀ", "--seq-len/--tokens");
   return d;
 }

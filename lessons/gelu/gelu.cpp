@@ -104,6 +104,8 @@ Trace run(const GeluOptions& c) {
   LessonRecorder r("gelu", c.lang, {"gelu", "ffn_common"});
   bool chapter = !c.values;
   std::vector<double> v = chapter ? chapter_ffn().z_printed : parse_numbers(*c.values, "--values");
+  // each value: GELU, ReLU, the tanh form and their differences, in tensors, a table and the plot
+  require_work([](double n) { return Work{20.0 * n, 10.0 * n}; }, v.size(), "--values", "--values");
   require_fits({v.size()}, "--values", "the number of --values");
   r.config("values", chapter ? std::string("chapter") : std::string("custom"));
   r.config("n_values", I(v.size()));

@@ -235,9 +235,10 @@ Trace run(const KvMemoryOptions& c) {
   std::size_t K = positive(c.top_k, 3, "--top-k");
   if (K > F) throw UsageError("kv_memory.err.top_k", {{"top_k", K}, {"d_ff", F}});
   Activation act = resolve_activation(c);
-  require_fits({F, D}, "W_2", "--d-ff");
   // Every slot is scored, ranked and tabled: about a hundred numbers' worth of work each.
-  require_work(2.0 * static_cast<double>(F * D), static_cast<double>(F) * (static_cast<double>(D) + 100.0), "--d-ff");
+  double d = static_cast<double>(D);
+  require_work([&](double f) { return Work{2.0 * f * d, f * (d + 100.0)}; }, F, "--d-ff", "--d-ff");
+  require_fits({F, D}, "W_2", "--d-ff");
   std::optional<std::vector<double>> custom;
   if (c.x) {
     custom = parse_numbers(*c.x, "--x");

@@ -44,16 +44,16 @@ KvDims resolve_dims(const KvOptions& c, std::size_t T, bool mqa) {
   // Without --d-model: the smallest multiple of H that is at least 8 and gives d_k >= 2.
   std::size_t D = d_model_or_derived(c.d_model, H);
   require_divisible(D, "--d-model", H, "--heads");
+  {
+    // scores, weights and the equivalence checks keep about eight (H, T, T) tensors at once
+    double dm = static_cast<double>(D), h = static_cast<double>(H);
+    require_work([&](double t) { return Work{4.0 * t * dm * dm + 2.0 * t * t * dm, 8.0 * t * dm + 4.0 * dm * dm + 8.0 * h * t * t}; },
+                 T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, --heads");
+  }
   require_fits({D, D}, "W_Q", c.d_model ? "--d-model" : "--heads (d_model defaults to a multiple of it)");
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({H, T, T}, "the scores", "--seq-len/--tokens or --heads");
-  // scores, weights and the equivalence checks keep about eight (H, T, T) tensors at once
   require_total(8, {H, T, T}, "the attention tensors", "--seq-len/--tokens or --heads");
-  {
-    double t = static_cast<double>(T), dm = static_cast<double>(D), h = static_cast<double>(H);
-    require_work(4.0 * t * dm * dm + 2.0 * t * t * dm, 8.0 * t * dm + 4.0 * dm * dm + 8.0 * h * t * t,
-                 "--seq-len/--tokens, --d-model, --heads");
-  }
   return {T, D, H, G, D / H, !c.d_model && D != 8};
 }
 

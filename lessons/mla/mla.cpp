@@ -60,6 +60,17 @@ MlaDims resolve_dims(const MlaOptions& c, std::size_t T) {
   if (d.R % 2 != 0)
     throw UsageError("mla.err.rope_dim_odd", {{"flag", "--rope-dim"}, {"value", d.R}, {"next", d.R + 1}});
   std::string hd = "--heads or --head-dim";
+  {
+    // The naive path (compress, decompress per head, plain MHA) and the absorbed one (attend to
+    // the latent), RoPE on both, and the RoPE-on-latent demonstration: every (H, T, T) twice.
+    double D = static_cast<double>(d.D), H = static_cast<double>(d.H), Dh = static_cast<double>(d.Dh);
+    double C = static_cast<double>(d.C), Cq = static_cast<double>(d.Cq), R = static_cast<double>(d.R);
+    double weights = D * (C + R) + (Cq > 0 ? D * Cq + Cq * H * (Dh + R) : D * H * (Dh + R)) + 2.0 * C * H * Dh + H * Dh * D + H * C * D;
+    require_work([&](double t) {
+      return Work{t * weights + t * C * H * Dh * 2.0 + t * H * C * D + H * C * Dh * D + t * t * H * (4.0 * Dh + 2.0 * C + 2.0 * R),
+                  weights + H * C * D + t * (D + C + R) + 8.0 * t * H * (Dh + R) + 2.0 * t * H * C + 10.0 * H * t * t};
+    }, T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, --heads, --head-dim, --latent-dim, --q-latent-dim, --rope-dim");
+  }
   require_fits({T, d.D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({d.D, d.H, d.Dh}, "W_Q", "--d-model, " + hd);
   require_fits({d.C, d.H, d.Dh}, "W_UK", "--latent-dim, " + hd);

@@ -196,7 +196,8 @@ void bind(OptionBinder& b, QkvRolesOptions& o) {
 Trace run(const QkvRolesOptions& c) {
   LessonRecorder r("qkv-roles", c.lang, {"qkv_roles"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  HeadDims d = resolve_head_dims(c, tokens.size());
+  // four attention forwards: raw, only V, only Q and K, all three
+  HeadDims d = resolve_head_dims(c, tokens.size(), 4);
   record_head_config(r, c, tokens, d);
   QkvRoles m = compute(d, static_cast<std::uint64_t>(c.seed));
 

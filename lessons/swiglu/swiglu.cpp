@@ -257,6 +257,13 @@ Trace run(const SwigluOptions& c) {
   FfnInput in = resolve_ffn_input(c);
   std::int64_t M = c.multiple_of ? I(positive(c.multiple_of, 1, "--multiple-of")) : kLlamaMultipleOf;
   std::int64_t run_multiple = c.multiple_of ? M : 1;  // no rounding at a toy width unless asked
+  {
+    // W_gate, W_up, W_down (3·D·F) beside the standard FFN it is compared with (W_1, W_2: 8·D²).
+    double f = c.d_ff ? static_cast<double>(positive(c.d_ff, 0, "--d-ff")) : 0.0;
+    auto hidden = [&](double D) { return c.d_ff ? f : D * 8.0 / 3.0 + static_cast<double>(run_multiple); };
+    require_work([&](double D) { return Work{3.0 * D * hidden(D) + 8.0 * D * D, (3.0 * D + 8.0) * hidden(D) + 8.0 * D * D + 8.0 * D}; },
+                 in.D, c.x ? "--x" : "--d-model", "--d-model, --d-ff, --multiple-of, --x");
+  }
   require_fits({in.D, 4 * in.D}, "the standard FFN's W_1", "--d-model");
   std::size_t F = c.d_ff ? positive(c.d_ff, 0, "--d-ff")
                          : static_cast<std::size_t>(swiglu_hidden(I(in.D), run_multiple));

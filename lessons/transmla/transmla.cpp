@@ -79,11 +79,12 @@ Settings resolve(const TransMlaOptions& c, std::size_t T) {
   if (s.bytes > 8) throw UsageError("transmla.err.too_many", {{"flag", "--bytes-per-number"}, {"max", 8}});
   // The work: the SVD (about 10 sweeps of K²/2 column pairs, 5 passes of M each) and one layer per rank.
   double D = static_cast<double>(d.D), C = static_cast<double>(d.C()), K = static_cast<double>(s.K);
-  double Tn = static_cast<double>(T), HDh = static_cast<double>(d.H * d.Dh);
-  double layer = Tn * D * C + 2 * Tn * C * HDh + 2 * Tn * Tn * HDh + 2 * Tn * HDh * D + C * C * HDh;
-  require_work(10 * K * K / 2 * std::max(D, C) * 5 + (K + 3) * layer,
-               (K + 4) * (Tn * (D + C + 2 * HDh) + D * C + 2 * C * HDh) + static_cast<double>(d.H) * Tn * Tn * 4,
-               "--seq-len/--tokens, --d-model, " + hd);
+  double HDh = static_cast<double>(d.H * d.Dh), H = static_cast<double>(d.H);
+  require_work([&](double Tn) {
+    double layer = Tn * D * C + 2 * Tn * C * HDh + 2 * Tn * Tn * HDh + 2 * Tn * HDh * D + C * C * HDh;
+    return Work{10 * K * K / 2 * std::max(D, C) * 5 + (K + 3) * layer,
+                (K + 4) * (Tn * (D + C + 2 * HDh) + D * C + 2 * C * HDh) + H * Tn * Tn * 4};
+  }, T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, " + hd);
   return s;
 }
 

@@ -1,24 +1,17 @@
 // GPT-2 checkpoints: config, tensor checks, the forward pass. See gpt2.h.
 #include "gpt2.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "input_file.h"
+#include "json_input.h"
 
 namespace attn {
 
 namespace {
 
-std::string slurp_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("checkpoint.err.open", {{"file", path}});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20;  // a config.json is a few KiB
 
 Tensor bias_add(const Tensor& x, const Tensor& b) { return add_bias(x, b); }
 
@@ -26,13 +19,8 @@ Tensor bias_add(const Tensor& x, const Tensor& b) { return add_bias(x, b); }
 
 Gpt2Model::Gpt2Model(const std::string& folder) : ck_(folder) {
   std::string cfg_path = folder + "/config.json";
-  std::string text = slurp_file(cfg_path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
-    j = nullptr;  // parse_hf_config names the error
-  }
+  std::string text = read_regular_file(cfg_path, kMaxConfigBytes, "--weights");
+  nlohmann::json j = parse_json_input(text, cfg_path);  // depth, numbers and syntax checked
   std::string type = j.is_object() && j.contains("model_type") && j["model_type"].is_string()
                          ? j["model_type"].get<std::string>() : "";
   if (j.is_object() && type != "gpt2")

@@ -49,7 +49,12 @@ std::string config_model_type(const std::string& folder) {
   } catch (const UsageError&) {
     return "";
   }
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json j;
+  try {
+    j = parse_json_input(text, folder + "/config.json");
+  } catch (const UsageError&) {
+    return "";  // the reader that follows names the error
+  }
   if (!j.is_object() || !j.contains("model_type") || !j["model_type"].is_string()) return "";
   return j["model_type"].get<std::string>();
 }

@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "input_file.h"
+#include "json_input.h"
 
 namespace attn {
 
@@ -75,13 +77,7 @@ bool dtype_from(const std::string& s, DType& d) {
   return true;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("checkpoint.err.open", {{"file", path}});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+constexpr std::size_t kMaxIndexBytes = std::size_t{64} << 20;  // an index is a few hundred KiB
 
 }  // namespace
 
@@ -106,12 +102,8 @@ std::size_t dtype_size(DType d) {
 
 std::map<std::string, TensorEntry> parse_safetensors_header(const std::string& text, std::size_t data_size,
                                                             const std::string& file) {
-  nlohmann::json h;
-  try {
-    h = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError("checkpoint.err.header_json", {{"file", file}, {"at", static_cast<std::uint64_t>(e.byte)}});
-  }
+  // depth-safe, numbers checked, a syntax error with its line (input.err.json_*)
+  nlohmann::json h = parse_json_input(text, file);
   if (!h.is_object()) throw UsageError("checkpoint.err.header_object", {{"file", file}});
   std::map<std::string, TensorEntry> out;
   for (auto it = h.begin(); it != h.end(); ++it) {
@@ -161,7 +153,8 @@ std::map<std::string, TensorEntry> parse_safetensors_header(const std::string& t
 }
 
 SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  require_regular_file(path, "--weights");  // not a directory, a FIFO or a device (input.err.file_*)
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw UsageError("checkpoint.err.open", {{"file", path}});
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -230,12 +223,7 @@ Checkpoint::Checkpoint(const std::string& folder) : folder_(folder) {
   if (::stat(single.c_str(), &st) == 0) {
     files_.push_back(std::make_unique<SafetensorsFile>(single));
   } else if (::stat(index.c_str(), &st) == 0) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_text_file(index));
-    } catch (const nlohmann::json::parse_error&) {
-      throw UsageError("checkpoint.err.index", {{"file", index}});
-    }
+    nlohmann::json j = parse_json_input(read_regular_file(index, kMaxIndexBytes, "--weights"), index);
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
       throw UsageError("checkpoint.err.index", {{"file", index}});
     std::map<std::string, std::size_t> shard_ix;

@@ -1,6 +1,7 @@
 // attnlab: transformer attention and feed-forward layers, with real numbers.
 // main only wires the subcommands (src/cli/*_cmd.cpp) and turns errors into exit codes:
-//   0 success, 2 bad usage or bad input (one line on stderr), 1 internal error.
+//   0 success, 2 bad usage or bad input (one line on stderr), 1 a failed write (one line) or an
+//   internal error.
 //
 // The run's language is chosen before anything is parsed (--lang X or --lang=X anywhere on the
 // line, else LC_ALL / LC_MESSAGES / LANG), so --help, CLI11's own words and every error come out
@@ -209,6 +210,9 @@ int main(int argc, char** argv) {
       return usage_failure(parse_error_msg(e, names), lang);
     }
     attn::cli::finish_stdout();  // a failed write or flush is an error, never exit 0
+  } catch (const attn::WriteError& e) {
+    usage_failure(e.msg, lang);  // one line, like a usage error, but exit 1: the run failed
+    return 1;
   } catch (const attn::UsageError& e) {
     return usage_failure(e.msg, lang);
   } catch (const std::bad_alloc&) {

@@ -92,8 +92,12 @@ void localize_help(CLI::App& app) {
 }
 
 namespace {
+// A failed write is exit 1 (WriteError): the input was fine, the output could not be written.
 [[noreturn]] void stdout_failed(int e) {
-  throw UsageError("input.err.stdout_write", {{"reason", io_reason(e)}, {"errno", e}});
+  throw WriteError("input.err.stdout_write", {{"reason", io_reason(e)}, {"errno", e}});
+}
+[[noreturn]] void file_failed(const std::string& flag, const std::string& path, int e) {
+  throw WriteError("cli.err.write_failed", {{"flag", flag}, {"path", path}, {"reason", io_reason(e)}, {"errno", e}});
 }
 }  // namespace
 
@@ -119,7 +123,8 @@ void write_output(const std::string& flag, const std::string& path, const std::s
 void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write) {
   if (path == "-") {
     std::fflush(stdout);
-    if (!write(stdout) || std::fflush(stdout) != 0) throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
+    errno = 0;
+    if (!write(stdout) || std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed(errno);
     return;
   }
   // A file is written to a temporary name beside it and renamed, so a failed run leaves no
@@ -129,13 +134,15 @@ void write_output_with(const std::string& flag, const std::string& path, const s
   std::string tmp = special ? path : path + ".attnlab-tmp";
   std::FILE* out = std::fopen(tmp.c_str(), "wb");
   if (out == nullptr) throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
+  errno = 0;
   bool ok = write(out);
-  if (std::fflush(out) != 0 || std::ferror(out)) ok = false;
-  if (std::fclose(out) != 0) ok = false;
-  if (ok && !special && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false;
+  int e = errno;
+  if (std::fflush(out) != 0 || std::ferror(out)) ok = false, e = e != 0 ? e : errno;
+  if (std::fclose(out) != 0) ok = false, e = e != 0 ? e : errno;
+  if (ok && !special && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, e = errno;
   if (!ok) {
     if (!special) std::remove(tmp.c_str());
-    throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
+    file_failed(flag, path, e);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "errors.h"
 #include "html.h"
+#include "input_file.h"
 #include "terminal.h"
 #include "trace_reader.h"
 
@@ -61,11 +62,18 @@ void write_page(const std::string& flag, const std::string& path, const std::str
     emit(page);
     return;
   }
+  // a device or a pipe (/dev/null, /dev/full) is written in place
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    write_output(flag, path, page);
+    return;
+  }
   // a temporary file beside the target, renamed over it when complete: never half a page
   std::filesystem::path target(path);
   std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
   std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".XXXXXX")).string();
-  if (target.filename().empty() || std::filesystem::is_directory(target))
+  std::error_code dir_ec;  // a name too long for the filesystem is a path that cannot be written, not an exception
+  if (target.filename().empty() || std::filesystem::is_directory(target, dir_ec))
     throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
   std::vector<char> name(tmp.begin(), tmp.end());
   name.push_back('\0');
@@ -75,13 +83,16 @@ void write_page(const std::string& flag, const std::string& path, const std::str
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);
   std::FILE* f = ::fdopen(fd, "wb");
+  errno = 0;
   bool ok = f != nullptr && std::fwrite(page.data(), 1, page.size(), f) == page.size();
-  if (f != nullptr && std::fclose(f) != 0) ok = false;
+  int e = errno;
+  if (f != nullptr && std::fclose(f) != 0) ok = false, e = e != 0 ? e : errno;
   if (f == nullptr) ::close(fd);
-  if (ok) ok = std::rename(name.data(), path.c_str()) == 0;
+  if (ok && std::rename(name.data(), path.c_str()) != 0) ok = false, e = errno;
   if (!ok) {
     std::remove(name.data());
-    throw UsageError("cli.err.write_failed", {{"flag", flag}, {"path", path}});
+    // a failed write is exit 1 (WriteError), the input was fine
+    throw WriteError("cli.err.write_failed", {{"flag", flag}, {"path", path}, {"reason", io_reason(e)}, {"errno", e}});
   }
 }
 

@@ -18,6 +18,8 @@ std::string errno_code(int e) {
     case EISDIR: return "EISDIR";
     case EIO: return "EIO";
     case ENOSPC: return "ENOSPC";
+    case EDQUOT: return "EDQUOT";
+    case EFBIG: return "EFBIG";
     case EPIPE: return "EPIPE";
     case ENOTDIR: return "ENOTDIR";
     case ENAMETOOLONG: return "ENAMETOOLONG";
@@ -29,7 +31,7 @@ std::string errno_code(int e) {
 
 std::string io_reason(int e) { return errno_code(e); }
 
-std::string read_regular_file(const std::string& path, std::size_t max_bytes, const std::string& flag) {
+std::uint64_t require_regular_file(const std::string& path, const std::string& flag) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     int e = errno;
@@ -37,9 +39,13 @@ std::string read_regular_file(const std::string& path, std::size_t max_bytes, co
   }
   if (S_ISDIR(st.st_mode)) throw UsageError("input.err.file_directory", {{"flag", flag}, {"path", path}});
   if (!S_ISREG(st.st_mode)) throw UsageError("input.err.file_not_regular", {{"flag", flag}, {"path", path}});
-  if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
-    throw UsageError("input.err.file_too_large", {{"flag", flag}, {"path", path},
-                                                  {"size", static_cast<std::uint64_t>(st.st_size)}, {"max", max_bytes}});
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+std::string read_regular_file(const std::string& path, std::size_t max_bytes, const std::string& flag) {
+  std::uint64_t size = require_regular_file(path, flag);
+  if (size > max_bytes)
+    throw UsageError("input.err.file_too_large", {{"flag", flag}, {"path", path}, {"size", size}, {"max", max_bytes}});
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     int e = errno;

@@ -58,18 +58,27 @@ void prescan(std::string_view text, const std::string& where, std::size_t max_de
   }
 }
 
-}  // namespace
-
-nlohmann::json parse_json_input(std::string_view text, const std::string& where, std::size_t max_depth) {
+template <class Json>
+Json parse_checked(std::string_view text, const std::string& where, std::size_t max_depth) {
   prescan(text, where, max_depth);
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    return Json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     auto [line, col] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
     throw UsageError("input.err.json_syntax", {{"where", where}, {"line", line}, {"column", col}});
   } catch (const nlohmann::json::exception&) {  // e.g. a number the scan let through
     throw UsageError("input.err.json_syntax", {{"where", where}, {"line", 1}, {"column", 1}});
   }
+}
+
+}  // namespace
+
+nlohmann::json parse_json_input(std::string_view text, const std::string& where, std::size_t max_depth) {
+  return parse_checked<nlohmann::json>(text, where, max_depth);
+}
+
+nlohmann::ordered_json parse_ordered_json_input(std::string_view text, const std::string& where, std::size_t max_depth) {
+  return parse_checked<nlohmann::ordered_json>(text, where, max_depth);
 }
 
 std::string json_preview(const nlohmann::json& v) {

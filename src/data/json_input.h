@@ -17,6 +17,9 @@ namespace attn {
 constexpr std::size_t kMaxJsonDepth = 64;
 
 nlohmann::json parse_json_input(std::string_view text, const std::string& where, std::size_t max_depth = kMaxJsonDepth);
+// The same, keeping every object's keys in the order they were written (a trace's tensors).
+nlohmann::ordered_json parse_ordered_json_input(std::string_view text, const std::string& where,
+                                                std::size_t max_depth = kMaxJsonDepth);
 std::string json_preview(const nlohmann::json& v);
 
 }  // namespace attn

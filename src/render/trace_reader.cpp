@@ -1,13 +1,12 @@
 #include "trace_reader.h"
 
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "input_file.h"
+#include "json_input.h"
 
 namespace attn {
 
@@ -65,8 +64,8 @@ std::vector<Value> values(const json& obj, const json* labels, const std::string
 
 Trace read_trace_json(const std::string& text, const std::string& path) {
   // ordered: config, values and tensors keep the order they were written in
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) throw UsageError("html.err.trace_json", {{"file", path}});
+  // depth-safe, numbers checked, a syntax error with its line (input.err.json_*)
+  json doc = parse_ordered_json_input(text, path);
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "attnlab.trace/1")
     throw UsageError("html.err.trace_schema", {{"file", path}});
   Trace tr;
@@ -200,19 +199,8 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
 }
 
 Trace read_trace_file(const std::string& path) {
-  std::error_code ec;
-  auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw UsageError("html.err.trace_missing", {{"file", path}});
-  if (!std::filesystem::is_regular_file(status)) throw UsageError("html.err.trace_not_file", {{"file", path}});
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw UsageError("html.err.trace_read", {{"file", path}});
-  if (size > kMaxTraceBytes) throw UsageError("html.err.trace_too_big", {{"file", path}, {"max", static_cast<std::uint64_t>(kMaxTraceBytes >> 20)}});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("html.err.trace_read", {{"file", path}});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw UsageError("html.err.trace_read", {{"file", path}});
-  return read_trace_json(ss.str(), path);
+  // a regular file of at most kMaxTraceBytes; a read error is reported as one (input.err.file_*)
+  return read_trace_json(read_regular_file(path, kMaxTraceBytes, "render"), path);
 }
 
 }  // namespace attn

@@ -1,6 +1,8 @@
 // GPT-2 byte-level BPE. See bpe.h.
 #include "bpe.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -9,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "input_file.h"
+#include "json_input.h"
 #include "pattern.h"
 
 namespace attn {
@@ -68,12 +72,13 @@ std::vector<std::string> chars_of(const std::string& s) {
   return out;
 }
 
+// vocab.json and merges.txt are about 1 MB and 0.5 MB for GPT-2; tokenizer.json a few MB
+constexpr std::size_t kMaxTokenizerBytes = std::size_t{64} << 20;
+
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("checkpoint.err.tokenizer_missing", {{"file", path}});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw UsageError("checkpoint.err.tokenizer_missing", {{"file", path}});
+  return read_regular_file(path, kMaxTokenizerBytes, "--weights");  // a regular file; read errors as such
 }
 
 }  // namespace
@@ -131,13 +136,8 @@ Gpt2Tokenizer Gpt2Tokenizer::from_folder(const std::string& folder) {
 
 Gpt2Tokenizer::Gpt2Tokenizer(const std::string& vocab_json, const std::string& merges_txt, const std::string& where)
     : vocab_file_(where + "/vocab.json") {
-  nlohmann::json v;
   std::string vfile = where + "/vocab.json";
-  try {
-    v = nlohmann::json::parse(vocab_json);
-  } catch (const nlohmann::json::parse_error&) {
-    throw UsageError("checkpoint.err.vocab", {{"file", vfile}});
-  }
+  nlohmann::json v = parse_json_input(vocab_json, vfile);  // depth, numbers and syntax checked
   if (!v.is_object()) throw UsageError("checkpoint.err.vocab", {{"file", vfile}});
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (!it.value().is_number_unsigned() || it.value().get<std::uint64_t>() >= (1u << 24))

@@ -44,7 +44,7 @@ TEST_CASE("review2: gqa --heads alone too large names --heads, not the unset --d
   CHECK(m.code == 2);
   CHECK(has(m.err, "--heads"));
   // with --d-model given, --d-model is the flag to reduce
-  CHECK(has(run_cli("lesson gqa --heads 2 --d-model 100000").err, "reduce --d-model"));
+  CHECK(has(run_cli("lesson gqa --heads 2 --d-model 100000").err, "--d-model"));
 }
 
 TEST_CASE("review2: gqa and mqa count words agree with the numbers (1 key, not 1 keys)", "[gqa][mqa][review2]") {

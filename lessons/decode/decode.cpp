@@ -80,10 +80,11 @@ Settings resolve(const DecodeOptions& c) {
     // projections and about T²·D for the scores, T·D·V for the logits, each twice. Held: E, P,
     // W_U, the layers' weights, both runs' logits and caches, the variants' costs per position.
     double V = static_cast<double>(d.V), D = static_cast<double>(d.D), L = static_cast<double>(d.L);
-    require_work([&](double t) {
+    require_work([&](double g) {
+      double t = g + 1.0;  // the prompt token and the generated ones
       return Work{2.0 * (L * (4.0 * t * D * D + 1.5 * t * t * D) + t * D * V),
                   2.0 * V * D + t * D + 4.0 * L * D * D + 2.0 * t * V + 4.0 * L * t * D + 30.0 * t};
-    }, d.T, "--generate", "--generate, --vocab, --d-model, --layers");
+    }, generate, "--generate", "--generate, --vocab, --d-model, --layers");
   }
   require_fits({d.V, d.D}, "E", "--vocab or --d-model");
   require_fits({d.T, d.D}, "P", "--generate or --d-model");

@@ -58,7 +58,13 @@ Model shipped(const std::string& name) {
   Model m{recipe(t), {}};
   m.run.model = std::move(t.model);
   m.run.loss_curve = std::move(t.loss_curve);
-  for (const TrainedEval& e : t.evals) m.run.evals.push_back({e.step, e.loss, e.repeat_loss, {}});
+  for (const TrainedEval& e : t.evals) {
+    train::Evaluation ev;  // the shipped record holds the losses; the head scores are computed again
+    ev.step = e.step;
+    ev.loss = e.loss;
+    ev.repeat_loss = e.repeat_loss;
+    m.run.evals.push_back(ev);
+  }
   return m;
 }
 
@@ -128,17 +134,7 @@ std::vector<std::string> token_labels(const train::Batch& b, std::size_t s) {
   return out;
 }
 
-struct BestHead {
-  std::size_t layer = 0, head = 0;
-  double score = -1.0;
-};
-BestHead best_in(const Tensor& s, std::size_t from, std::size_t to) {
-  BestHead b;
-  for (std::size_t l = from; l < to; ++l)
-    for (std::size_t h = 0; h < s.dim(1); ++h)
-      if (s(l, h) > b.score) b = {l, h, s(l, h)};
-  return b;
-}
+using train::BestHead;
 
 std::string head_list(const LessonRecorder& r, const std::vector<std::pair<std::size_t, std::size_t>>& heads) {
   std::string out;
@@ -228,13 +224,13 @@ void step_scores(LessonRecorder& r, const Induction& m) {
   r.tensor("self_score", s.self);
   r.tensor("induction_score", s.induction);
   const train::HeadScores& b = m.before.scores;
-  r.note("scores.note_before", {{"prev", best_in(b.prev_token, 0, 1).score}, {"induction", best_in(b.induction, 1, b.induction.dim(0)).score}});
+  r.note("scores.note_before", {{"prev", train::best_head(b.prev_token, 0, 1).score}, {"induction", train::best_head(b.induction, 1, b.induction.dim(0)).score}});
 }
 
 void step_circuit(LessonRecorder& r, const Induction& m) {
   const train::HeadScores& s = m.after.scores;
   const std::size_t L = s.prev_token.dim(0);
-  BestHead p = best_in(s.prev_token, 0, 1), q = best_in(s.induction, L > 1 ? 1 : 0, L);
+  BestHead p = train::best_head(s.prev_token, 0, 1), q = train::best_head(s.induction, L > 1 ? 1 : 0, L);
   r.step("circuit", {{"prev_layer", p.layer + 1}, {"prev_head", p.head + 1}, {"prev", p.score},
                      {"ind_layer", q.layer + 1}, {"ind_head", q.head + 1}, {"induction", q.score}});
   r.value("prev_token_layer", I(p.layer + 1));
@@ -272,7 +268,7 @@ void step_shortcut(LessonRecorder& r, const Induction& m) {
   const train::TrainConfig& c = m.shortcut.config;
   const train::ModelReport &f = m.shortcut_fixed, &x = m.shortcut_random;
   const std::size_t L = f.offset.dim(0), k = c.model.n_positions / 2 - 1;
-  BestHead o = best_in(f.offset, 0, L), q = best_in(x.scores.induction, L > 1 ? 1 : 0, L);
+  BestHead o = train::best_head(f.offset, 0, L), q = train::best_head(x.scores.induction, L > 1 ? 1 : 0, L);
   r.step("shortcut", {{"steps", c.steps}, {"half", c.model.n_positions / 2}, {"k", k}});
   Table t{{r.t("scores.col.layer"), r.t("scores.col.head"), r.t("shortcut.col.offset"), r.t("shortcut.col.induction")}, {}};
   for (std::size_t l = 0; l < L; ++l)
@@ -297,7 +293,7 @@ void step_shortcut(LessonRecorder& r, const Induction& m) {
   r.value("shortcut_best_induction_score", q.score);
   r.note("shortcut.note", {{"layer", o.layer + 1}, {"head", o.head + 1}, {"offset", o.score}, {"k", k}, {"fixed", f.repeat_loss},
                            {"random", x.repeat_loss}, {"induction", q.score}, {"ln_v", m.ln_v},
-                           {"main_induction", best_in(m.after.scores.induction, L > 1 ? 1 : 0, L).score}});
+                           {"main_induction", train::best_head(m.after.scores.induction, L > 1 ? 1 : 0, L).score}});
 }
 
 Trace run(const InductionOptions& o) {

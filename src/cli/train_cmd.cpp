@@ -129,17 +129,7 @@ std::string num(double x, int digits = 3) {
   return s.find_first_not_of("-0.") == std::string::npos ? fmt::format("{:.{}f}", 0.0, digits) : s;
 }
 
-struct Best {
-  std::size_t layer = 0, head = 0;
-  double score = -1;
-};
-Best best_in(const Tensor& s, std::size_t layer_from, std::size_t layer_to) {
-  Best b;
-  for (std::size_t l = layer_from; l < layer_to; ++l)
-    for (std::size_t h = 0; h < s.dim(1); ++h)
-      if (s(l, h) > b.score) b = {l, h, s(l, h)};
-  return b;
-}
+using Best = train::BestHead;
 
 // The two heads' attention on one held-out sequence, side by side, one character a weight.
 std::string patterns(const train::TrainResult& r, const Best& prev, const Best& ind, const Text& t) {
@@ -201,7 +191,7 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   for (std::size_t i = 0; i < r.evals.size(); ++i) {
     if (i % every != 0 && i + 1 != r.evals.size()) continue;
     const train::Evaluation& e = r.evals[i];
-    Best bp = best_in(e.scores.prev_token, 0, 1), bi = best_in(e.scores.induction, L > 1 ? 1 : 0, L);
+    Best bp = train::best_head(e.scores.prev_token, 0, 1), bi = train::best_head(e.scores.induction, L > 1 ? 1 : 0, L);
     p.rows.push_back({fmt::format("{}", e.step), num(e.loss), has_repeat(c.task) ? num(e.repeat_loss) : "-",
                       t("train.head_score", {{"layer", bp.layer + 1}, {"head", bp.head + 1}, {"score", num(bp.score)}}),
                       t("train.head_score", {{"layer", bi.layer + 1}, {"head", bi.head + 1}, {"score", num(bi.score)}})});
@@ -220,7 +210,7 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
       h.rows.push_back({fmt::format("{}", l + 1), fmt::format("{}", k + 1), num(last.scores.prev_token(l, k)),
                         num(last.scores.first_token(l, k)), num(last.scores.self(l, k)), num(last.scores.induction(l, k))});
   out += render_table(h);
-  Best bp = best_in(last.scores.prev_token, 0, 1), bi = best_in(last.scores.induction, L > 1 ? 1 : 0, L);
+  Best bp = train::best_head(last.scores.prev_token, 0, 1), bi = train::best_head(last.scores.induction, L > 1 ? 1 : 0, L);
   out += "  " + t("train.best_heads", {{"prev_layer", bp.layer + 1}, {"prev_head", bp.head + 1}, {"prev", bp.score},
                                        {"ind_layer", bi.layer + 1}, {"ind_head", bi.head + 1}, {"ind", bi.score}}) + "\n";
   out += "\n" + patterns(r, bp, bi, t);

@@ -35,4 +35,12 @@ HeadScores head_scores(const gpt::Gpt& m, const gpt::GptActs& a, const std::vect
   return r;
 }
 
+BestHead best_head(const Tensor& s, std::size_t from, std::size_t to) {
+  BestHead b;
+  for (std::size_t l = from; l < to; ++l)
+    for (std::size_t h = 0; h < s.dim(1); ++h)
+      if (s(l, h) > b.score) b = {l, h, s(l, h)};
+  return b;
+}
+
 }  // namespace attn::train

@@ -30,4 +30,12 @@ void add_head_scores(const Tensor& weights, const int* tokens, ScoreSums& s);
 // Every layer and head over every sequence of the last forward pass on `tokens` (B, T).
 HeadScores head_scores(const gpt::Gpt& m, const gpt::GptActs& a, const std::vector<int>& tokens);
 
+// The highest score of a (L, H) score table over layers [from, to): which layer and head, and the
+// score (-1 when the range is empty). Ties keep the first head in layer-major order.
+struct BestHead {
+  std::size_t layer = 0, head = 0;
+  double score = -1.0;
+};
+BestHead best_head(const Tensor& s, std::size_t from, std::size_t to);
+
 }  // namespace attn::train

@@ -7,8 +7,10 @@
 #include <cmath>
 
 #include "adamw.h"
+#include "catalog.h"
 #include "clones.h"
 #include "lesson_args.h"
+#include "run_cli.h"
 #include "specialize_runs.h"
 #include "tasks.h"
 
@@ -173,4 +175,24 @@ TEST_CASE("lesson symmetry: the real runs, clones equal at every step", "[specia
   CHECK(all_zero(t.at("clone_gap_symmetric").tensor.data));
   CHECK(t.at("clone_gap_symmetric").tensor.shape == Shape{train::specialize_config(4, true, 42).steps + 1});
   CHECK(t.at("attention_symmetric").tensor.shape == Shape{4, 16, 16});
+}
+
+TEST_CASE("another --seed trains the real runs only with --retrain: the lessons stay instant", "[specialize][symmetry][cli]") {
+  // specialize is all real runs: another seed without --retrain is refused by name.
+  CliResult bad = run_cli("lesson specialize --seed 7");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("--seed 7") != std::string::npos);
+  CHECK(bad.err.find("--retrain") != std::string::npos);
+  // symmetry's toy runs use the seed; its real runs stay the bundled seed-42 ones, and it says so.
+  TestConfig c7;
+  c7.seed = 7;
+  Trace t7 = run_lesson("symmetry", c7);
+  train::RecordedRun bundled = train::bundled_train_run(train::specialize_data_path(4, true));
+  CHECK(t7.at("loss_curve_symmetric").tensor.data == bundled.result.loss_curve);
+  const std::string note = Text(Lang::En)("symmetry.real_setup.note_seed", {{"seed", 7}, {"bundled", 42}});
+  bool noted = false;
+  for (const Step& s : t7.steps)
+    for (const std::string& n : s.notes) noted = noted || n == note;
+  CHECK(noted);
 }

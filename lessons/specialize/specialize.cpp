@@ -1,11 +1,12 @@
 // Lesson `specialize`: "one head can only learn one pattern" (section 1.4 of the chapter). One
 // layer of GPT-2 learns a task that needs two relations at once — the first token and the previous
 // one — with one head and with four. The runs of the default seed are bundled (data/specialize,
-// written by `attnlab train`); --retrain or another --seed trains them now (src/train/specialize_runs.h).
+// written by `attnlab train`); --retrain trains them now, at any --seed (src/train/specialize_runs.h).
 // Legend: T positions, V vocabulary, H heads, d_k = d_model / H. Words: lessons/specialize/LANG.cat.
 #include <algorithm>
 #include <cmath>
 
+#include "errors.h"
 #include "lesson.h"
 #include "specialize_runs.h"
 #include "tasks.h"
@@ -32,10 +33,12 @@ struct Specialize {
 Specialize compute(const SpecializeOptions& c) {
   Specialize s;
   const auto seed = static_cast<std::uint64_t>(c.seed);
+  if (!c.retrain && seed != train::kSpecializeSeed)  // instant by default: another seed is a training run
+    throw UsageError("specialize.err.seed", {{"flag", "--seed"}, {"value", c.seed}, {"seed", train::kSpecializeSeed}});
   const train::TrainConfig cfg = train::specialize_config(1, false, seed);
   Rng rng(seed);
   s.example = train::make_batch(cfg.task, 1, kExampleLength, cfg.model.vocab, rng);
-  s.live = c.retrain || seed != train::kSpecializeSeed;
+  s.live = c.retrain;
   s.one = train::specialize_run(1, false, seed, c.retrain);
   s.many = train::specialize_run(train::kSpecializeHeads, false, seed, c.retrain);
   return s;

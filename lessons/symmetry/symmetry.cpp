@@ -192,12 +192,16 @@ void step_zero(LessonRecorder& r, const Symmetry& m) {
 struct RealRuns {
   train::RecordedRun random, symmetric, one;
   bool live = false;
+  std::int64_t toy_seed = 0;  // --seed, which the toy runs used
 };
 
 RealRuns real_runs(const SymmetryOptions& c) {
-  const auto seed = static_cast<std::uint64_t>(c.seed);
+  // Without --retrain the real runs are the bundled ones (seed kSpecializeSeed), whatever --seed
+  // the toy runs above use: the lesson stays instant, and step real_setup says which seed they are.
+  const std::uint64_t seed = c.retrain ? static_cast<std::uint64_t>(c.seed) : train::kSpecializeSeed;
   RealRuns m;
-  m.live = c.retrain || seed != train::kSpecializeSeed;
+  m.live = c.retrain;
+  m.toy_seed = c.seed;
   m.random = train::specialize_run(train::kSpecializeHeads, false, seed, c.retrain);
   m.symmetric = train::specialize_run(train::kSpecializeHeads, true, seed, c.retrain);
   m.one = train::specialize_run(1, false, seed, c.retrain);
@@ -217,6 +221,8 @@ void step_real_setup(LessonRecorder& r, const RealRuns& m) {
   r.note(m.live ? "real_setup.note_live" : "real_setup.note_bundled",
          {{"flags_random", train::specialize_flags(c.model.n_head, false, c.seed)},
           {"flags_symmetric", train::specialize_flags(c.model.n_head, true, c.seed)}});
+  if (!m.live && static_cast<std::uint64_t>(m.toy_seed) != c.seed)
+    r.note("real_setup.note_seed", {{"seed", m.toy_seed}, {"bundled", c.seed}});
 }
 
 void step_real_train(LessonRecorder& r, const RealRuns& m) {

@@ -58,6 +58,7 @@ TEST_CASE("NFC leaves NFC text, ASCII and invalid UTF-8 byte for byte", "[nfc]")
   // Not UTF-8 (a lone continuation byte, an overlong slash, a surrogate, a truncated sequence): as it is,
   // for the pre-tokenizer to refuse; even with a mark that would compose if the text were valid.
   for (const char* s : {"e\xcc\x81\x80", "\xc0\xaf\xcc\x81", "\xed\xa0\x80\xcc\x81", "e\xcc"}) CHECK(nfc(s) == s);
+  // The version docs/README.template.md names; tables regenerated from another Python must update it.
   CHECK(std::string(attn::nfc_unicode_version()) == "14.0.0");
 }
 

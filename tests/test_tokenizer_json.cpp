@@ -118,21 +118,72 @@ TEST_CASE("tokenizer.json files attnlab does not read are refused naming the key
   CHECK(usage_error([] { Gpt2Tokenizer::from_tokenizer_json("{not json", "f"); }) == "checkpoint.err.tokenizer_json file=f key=(JSON)");
 }
 
-TEST_CASE("a checkpoint folder with tokenizer.json tokenizes --text", "[tokenizer][cli]") {
-  TempDir d("tokjson");
+TEST_CASE("an NFC normalizer gives e + U+0301 the ids of the precomposed letter", "[tokenizer][nfc]") {
+  nlohmann::json j = nlohmann::json::parse(read_bytes(llama3_file()));
+  const std::string precomposed = "caf\xc3\xa9", decomposed = "cafe\xcc\x81";  // U+00E9, e U+0301
+  // No normalizer: "cafe" is a piece (\p{L}+) and the mark another ([^\s\p{L}\p{N}]+); no merge
+  // applies, so each byte is its own id: c a f e, then U+0301's bytes cc 81.
+  Gpt2Tokenizer none = Gpt2Tokenizer::from_tokenizer_json(j.dump(), "x");
+  CHECK(none.encode(decomposed) == Ids{99, 97, 102, 101, 0xcc, 0x81});
+  CHECK(none.encode(precomposed) == Ids{99, 97, 102, 0xc3, 0xa9});
+  // NFC (Qwen2's), alone or as a Sequence of NFC alone: the text becomes "caf" U+00E9 first, one
+  // piece whose bytes are c a f c3 a9.
+  for (const nlohmann::json& normalizer :
+       {nlohmann::json{{"type", "NFC"}}, nlohmann::json{{"type", "Sequence"}, {"normalizers", {{{"type", "NFC"}}}}}}) {
+    j["normalizer"] = normalizer;
+    Gpt2Tokenizer tok = Gpt2Tokenizer::from_tokenizer_json(j.dump(), "x");
+    INFO("normalizer " << normalizer.dump());
+    CHECK(tok.encode(decomposed) == Ids{99, 97, 102, 0xc3, 0xa9});
+    CHECK(tok.encode(precomposed) == Ids{99, 97, 102, 0xc3, 0xa9});
+    CHECK(tok.encode("hello world") == Ids{259, 262});
+  }
+}
+
+TEST_CASE("normalizers other than NFC are refused naming the key", "[tokenizer][nfc][bad_input]") {
+  nlohmann::json good = nlohmann::json::parse(read_bytes(llama3_file()));
+  auto refused = [&](const nlohmann::json& normalizer) {
+    nlohmann::json j = good;
+    j["normalizer"] = normalizer;
+    return usage_error([&] { Gpt2Tokenizer::from_tokenizer_json(j.dump(), "f"); });
+  };
+  CHECK(refused({{"type", "NFKC"}}) == "checkpoint.err.tokenizer_json file=f key=normalizer");
+  CHECK(refused("NFC") == "checkpoint.err.tokenizer_json file=f key=normalizer");
+  CHECK(refused({{"type", "Sequence"}}) == "checkpoint.err.tokenizer_json file=f key=normalizer.normalizers");
+  CHECK(refused({{"type", "Sequence"}, {"normalizers", nlohmann::json::array()}}) ==
+        "checkpoint.err.tokenizer_json file=f key=normalizer.normalizers");
+  CHECK(refused({{"type", "Sequence"}, {"normalizers", {{{"type", "NFC"}}, {{"type", "Lowercase"}}}}}) ==
+        "checkpoint.err.tokenizer_json file=f key=normalizer.normalizers[1]");
+  // Text that is not UTF-8 is still refused by the pre-tokenizer, NFC or not.
+  good["normalizer"] = {{"type", "NFC"}};
+  Gpt2Tokenizer tok = Gpt2Tokenizer::from_tokenizer_json(good.dump(), "f");
+  CHECK(usage_error([&] { tok.encode("e\xcc\x81\xff"); }) == "checkpoint.err.utf8 at=0");
+}
+
+namespace {
+// A one-layer GPT-2 checkpoint (V 264, d 8) in `dir` with the Llama 3-style tokenizer.json,
+// its normalizer set to `normalizer`.
+void write_tiny_checkpoint(const std::string& dir, const nlohmann::json& normalizer) {
   const std::size_t V = 264, D = 8, P = 32, F = 32;
   Rng rng(3);
   auto r = [&](Shape s) { return scale(randn(rng, s), 0.3); };
-  write_bytes(d.path + "/model.safetensors",
+  write_bytes(dir + "/model.safetensors",
               write_f32({{"wte.weight", r({V, D})}, {"wpe.weight", r({P, D})}, {"h.0.ln_1.weight", r({D})}, {"h.0.ln_1.bias", r({D})},
                          {"h.0.attn.c_attn.weight", r({D, 3 * D})}, {"h.0.attn.c_attn.bias", r({3 * D})},
                          {"h.0.attn.c_proj.weight", r({D, D})}, {"h.0.attn.c_proj.bias", r({D})}, {"h.0.ln_2.weight", r({D})},
                          {"h.0.ln_2.bias", r({D})}, {"h.0.mlp.c_fc.weight", r({D, F})}, {"h.0.mlp.c_fc.bias", r({F})},
                          {"h.0.mlp.c_proj.weight", r({F, D})}, {"h.0.mlp.c_proj.bias", r({D})}, {"ln_f.weight", r({D})},
                          {"ln_f.bias", r({D})}}));
-  write_bytes(d.path + "/config.json",
+  write_bytes(dir + "/config.json",
               R"({"model_type": "gpt2", "vocab_size": 264, "n_positions": 32, "n_embd": 8, "n_layer": 1, "n_head": 2})");
-  fs::copy_file(llama3_file(), d.path + "/tokenizer.json");
+  nlohmann::json tok = nlohmann::json::parse(read_bytes(llama3_file()));
+  tok["normalizer"] = normalizer;
+  write_bytes(dir + "/tokenizer.json", tok.dump());
+}
+}  // namespace
+
+TEST_CASE("a checkpoint folder with tokenizer.json tokenizes --text", "[tokenizer][cli]") {
+  TempDir d("tokjson");
+  write_tiny_checkpoint(d.path, nullptr);
   CliResult h = run_cli("heads --weights '" + d.path + "' --text 'hello world 1212' --json");
   REQUIRE(h.code == 0);
   // "hello", " world", " ", "121", "2"? No: " 1212" is not a piece: the space stands alone
@@ -140,4 +191,17 @@ TEST_CASE("a checkpoint folder with tokenizer.json tokenizes --text", "[tokenize
   CHECK(nlohmann::json::parse(h.out)["token_ids"] == Ids{259, 262, 32, 261, 49, 50});
   CliResult g = run_cli("generate --weights '" + d.path + "' --text 'hello world' --tokens 2");
   CHECK(g.code == 0);
+}
+
+TEST_CASE("attnlab heads on a checkpoint whose tokenizer.json is NFC: e + U+0301 is the precomposed letter", "[tokenizer][nfc][cli]") {
+  TempDir d("tokjson_nfc");
+  write_tiny_checkpoint(d.path, {{"type", "NFC"}});
+  auto ids = [&](const std::string& text) {
+    CliResult h = run_cli("heads --weights '" + d.path + "' --text '" + text + "' --json");
+    REQUIRE(h.code == 0);
+    return nlohmann::json::parse(h.out)["token_ids"].get<Ids>();
+  };
+  // "caf" U+00E9 and "cafe" U+0301: both c a f c3 a9, the byte ids (see the test above).
+  CHECK(ids("caf\xc3\xa9") == Ids{99, 97, 102, 0xc3, 0xa9});
+  CHECK(ids("cafe\xcc\x81") == Ids{99, 97, 102, 0xc3, 0xa9});
 }

@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "input_file.h"
 #include "json_input.h"
+#include "nfc.h"
 #include "pattern.h"
 
 namespace attn {
@@ -191,7 +192,8 @@ std::vector<std::string> Gpt2Tokenizer::bpe(const std::string& piece) const {
 
 std::vector<std::int64_t> Gpt2Tokenizer::encode(const std::string& text) const {
   std::vector<std::int64_t> ids;
-  std::string input = add_prefix_space_ && !text.empty() && text[0] != ' ' ? " " + text : text;
+  std::string input = nfc_ ? nfc(text) : text;  // the normalizer, then the pre-tokenizer
+  if (add_prefix_space_ && !input.empty() && input[0] != ' ') input = " " + input;
   std::vector<std::string> pieces = !split_ ? gpt2_pretokenize(input)
                                             : split_->code == nullptr ? std::vector<std::string>{input} : split_pieces(*split_, input, true);
   for (const std::string& piece : pieces) {

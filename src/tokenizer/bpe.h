@@ -26,7 +26,8 @@ class Gpt2Tokenizer {
   // A Hugging Face tokenizer.json (tokenizer_json.cpp): model BPE over bytes, the pre-tokenizer
   // ByteLevel (GPT-2's pattern, or none with use_regex false), or a Sequence of Split (its Regex,
   // behavior Isolated) and ByteLevel, as Llama 3 and Qwen2 write it; merges as "a b" or ["a", "b"];
-  // ignore_merges; added tokens kept for their labels (the text is not searched for them).
+  // ignore_merges; added tokens kept for their labels (the text is not searched for them); the
+  // normalizer none or NFC (nfc.h), applied to the text before the pre-tokenizer.
   // Anything else: one UsageError naming the file and the key (checkpoint.err.tokenizer_json).
   static Gpt2Tokenizer from_tokenizer_json(const std::string& json, const std::string& file);
   Gpt2Tokenizer(const std::string& vocab_json, const std::string& merges_txt, const std::string& where);
@@ -45,9 +46,10 @@ class Gpt2Tokenizer {
   std::map<std::pair<std::string, std::string>, std::size_t> ranks_;
   std::string vocab_file_;            // named by errors
   // tokenizer.json only: the Split pattern (code == nullptr: no split), a space put in front of
-  // the text (ByteLevel add_prefix_space), a piece found whole in the vocab taken as one token.
+  // the text (ByteLevel add_prefix_space), a piece found whole in the vocab taken as one token,
+  // the text put in NFC first (normalizer NFC).
   std::shared_ptr<const Regex> split_;
-  bool add_prefix_space_ = false, ignore_merges_ = false;
+  bool add_prefix_space_ = false, ignore_merges_ = false, nfc_ = false;
   Gpt2Tokenizer() = default;
 };
 

@@ -4,7 +4,8 @@
 //    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": bool, "use_regex": bool}
 //                  or {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "…"},
 //                      "behavior": "Isolated", "invert": false}, {"type": "ByteLevel", "use_regex": false}]},
-//    "normalizer": null or NFC, "added_tokens": [{"id": n, "content": "<|…|>"}, …]}
+//    "normalizer": null, {"type": "NFC"} or {"type": "Sequence", "normalizers": [{"type": "NFC"}]},
+//    "added_tokens": [{"id": n, "content": "<|…|>"}, …]}
 #include <nlohmann/json.hpp>
 
 #include "bpe.h"
@@ -35,6 +36,21 @@ bool flag(const Json& j, const char* key, bool fallback, const std::string& file
 // GPT-2's pattern, as ByteLevel with use_regex true applies it.
 constexpr const char* kGpt2Pattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+
+// The normalizer: none (absent or null), {"type": "NFC"} (Qwen2), or a Sequence of NFC alone;
+// true when it is NFC. Any other is refused naming the key.
+bool reads_nfc(const Json& j, const std::string& file) {
+  if (!j.contains("normalizer") || j["normalizer"].is_null()) return false;
+  const Json& n = j["normalizer"];
+  auto is_nfc = [](const Json& x) { return x.is_object() && x.value("type", std::string()) == "NFC"; };
+  if (is_nfc(n)) return true;
+  if (!n.is_object() || n.value("type", std::string()) != "Sequence") bad(file, "normalizer");
+  const Json& list = member(n, "normalizers", file, "normalizer.normalizers");
+  if (!list.is_array() || list.empty()) bad(file, "normalizer.normalizers");
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (!is_nfc(list[i])) bad(file, "normalizer.normalizers[" + std::to_string(i) + "]");
+  return true;
+}
 
 }  // namespace
 
@@ -87,8 +103,7 @@ Gpt2Tokenizer Gpt2Tokenizer::from_tokenizer_json(const std::string& text, const 
       tok.vocab_.erase(content);  // never matched in the text
     }
   }
-  if (j.contains("normalizer") && !j["normalizer"].is_null() && j["normalizer"].value("type", std::string()) != "NFC")
-    bad(file, "normalizer");
+  tok.nfc_ = reads_nfc(j, file);
   // The pre-tokenizer: ByteLevel alone, or Split(s) then ByteLevel.
   const Json& pre = member(j, "pre_tokenizer", file, "pre_tokenizer");
   std::vector<const Json*> steps;

@@ -99,9 +99,13 @@ std::vector<std::string> split_pieces(const Regex& re, const std::string& text, 
       pcre2_match_data_create_from_pattern(re.code, nullptr), &pcre2_match_data_free);
   PCRE2_SIZE at = 0;
   auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  std::uint32_t options = 0;  // the first match checks the whole text's UTF-8; later ones need not
   while (at < text.size()) {
-    int rc = pcre2_match(re.code, subject, text.size(), at, 0, md.get(), nullptr);
+    int rc = pcre2_match(re.code, subject, text.size(), at, options, md.get(), nullptr);
+    options = PCRE2_NO_UTF_CHECK;  // (checking again at every piece made encoding quadratic)
     if (rc == PCRE2_ERROR_NOMATCH) break;
+    if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21)  // where the bad byte is
+      throw UsageError("checkpoint.err.utf8", {{"at", static_cast<std::uint64_t>(pcre2_get_startchar(md.get()))}});
     if (rc < 0) throw UsageError("checkpoint.err.utf8", {{"at", static_cast<std::uint64_t>(at)}});
     PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
     if (ov[1] == ov[0]) break;  // byte-level patterns never match empty; guard anyway

@@ -66,6 +66,7 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
     if (!has_tokenizer) throw UsageError("checkpoint.err.no_tokenizer", {{"folder", in.folder}});
     tok = Gpt2Tokenizer::from_folder(in.folder);
     in.ids = tok->encode(*text);
+    in.from_text = true;
     if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--text"}});
   } else {
     if (token_ids->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--token-ids"}, {"max", kMaxTextBytes}});

@@ -19,6 +19,7 @@ struct RealInput {
   std::unique_ptr<Gpt2Model> model;   // a GPT-2 checkpoint (model_type "gpt2"), or
   std::unique_ptr<LlamaModel> llama;  // a Llama-family one (llama, mistral, qwen2): exactly one is set
   std::vector<std::int64_t> ids;      // the tokens
+  bool from_text = false;             // cut from --text by the tokenizer (else --token-ids as given)
   std::vector<std::string> labels;    // as shown: the tokenizer's pieces, or "#id" for --token-ids without one
   std::shared_ptr<const Gpt2Tokenizer> tokenizer;  // the checkpoint's, when it has one
 

@@ -205,3 +205,18 @@ TEST_CASE("attnlab heads on a checkpoint whose tokenizer.json is NFC: e + U+0301
   CHECK(ids("caf\xc3\xa9") == Ids{99, 97, 102, 0xc3, 0xa9});
   CHECK(ids("cafe\xcc\x81") == Ids{99, 97, 102, 0xc3, 0xa9});
 }
+
+TEST_CASE("the real-weights narration says where the tokens came from: --text or --token-ids", "[tokenizer][cli][wording]") {
+  TempDir d("tokfrom");
+  write_tiny_checkpoint(d.path, nullptr);
+  for (const char* lesson : {"attention", "block"}) {
+    INFO(lesson);
+    CliResult text = run_cli(std::string("lesson ") + lesson + " --weights '" + d.path + "' --text 'hello world' --step real_model");
+    CliResult ids = run_cli(std::string("lesson ") + lesson + " --weights '" + d.path + "' --token-ids 5,6,7 --step real_model");
+    REQUIRE(text.code == 0);
+    REQUIRE(ids.code == 0);
+    CHECK(text.out.find("your sentence cut by its own tokenizer") != std::string::npos);
+    CHECK(ids.out.find("your sentence") == std::string::npos);
+    CHECK(ids.out.find("the token ids you gave (--token-ids)") != std::string::npos);
+  }
+}

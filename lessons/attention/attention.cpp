@@ -201,7 +201,7 @@ Trace run_real(const AttentionOptions& c) {
   r.config("weights", in.folder);
   r.config("layer", layer);
   r.config("head", head);
-  r.step("real_model", {{"folder", in.folder}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"head", head},
+  r.step("real_model", {{"folder", in.folder}, {"from_text", in.from_text}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"head", head},
                         {"heads", mc.n_h}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"from", head * static_cast<std::int64_t>(mc.d_h)},
                         {"to", (head + 1) * static_cast<std::int64_t>(mc.d_h) - 1}, {"llama", in.llama != nullptr},
                         {"kv_head", x.kv_head}, {"asked_causal", c.causal}});

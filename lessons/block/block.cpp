@@ -252,7 +252,7 @@ Trace run_real(const BlockOptions& c) {
   r.config("weights", in.folder);
   r.config("layer", layer);
   Block b = compute_real(in, static_cast<std::size_t>(layer));
-  r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d},
+  r.step("real_model", {{"folder", in.folder}, {"from_text", in.from_text}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d},
                         {"d_ff", mc.d_ff}, {"act", activation_name(d.act)}, {"asked_causal", c.causal},
                         {"next", layer + 1 < static_cast<std::int64_t>(mc.l)}});
   narrate(r, d, b, in.labels, true, true);

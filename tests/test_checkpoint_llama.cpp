@@ -388,3 +388,18 @@ TEST_CASE("lesson ffn --weights runs a GPT-2 layer's MLP on the last token", "[c
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("params --weights on an attention-only checkpoint: no MLP, one norm a block, files and formula agree", "[checkpoint][cli][params]") {
+  // data/trained/induction (attnlab_attention_only): V 32, T 32, d 64, 2 layers.
+  // embeddings 32·64 + 32·64 = 4,096; attention per layer 4·64·64 + 4·64 = 16,640, × 2 = 33,280;
+  // norms: ln_1 only, 2·64 a layer, × 2 = 256; head: ln_f 128 (tied unembedding); total 37,760.
+  CliResult r = run_cli("params --weights '" + std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/induction' --json");
+  REQUIRE(r.code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["groups"]["mlp"]["formula"] == 0);
+  CHECK(j["groups"]["norms"]["formula"] == 256);
+  CHECK(j["groups"]["attention"]["formula"] == 33280);
+  CHECK(j["total"]["formula"] == 37760);
+  CHECK(j["total"]["files"] == 37760);
+  CHECK(j["agree"] == true);
+}

@@ -38,6 +38,7 @@ struct ModelConfig {
   u64 n_g = 0;             // KV heads
   u64 d_h = 0;             // head dim
   u64 d_ff = 0;            // dense FFN inner size
+  bool ffn = true;         // false: attention-only blocks, no FFN and one norm (attnlab train without --mlp)
   u64 positions = 0;       // learned position embeddings (GPT-2 wpe); 0 = none (RoPE, ALiBi)
 
   bool gated_ffn = true;   // SwiGLU/GeGLU: W_gate, W_up, W_down; else W_1, W_2 (GPT-2, Falcon)

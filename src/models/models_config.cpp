@@ -114,6 +114,13 @@ void read_gpt2(const Reader& r, ModelConfig& m) {
   m.gated_ffn = false;
   m.qkv_bias = m.o_bias = m.mlp_bias = m.norm_bias = true;
   m.tied_embeddings = r.flag("tie_word_embeddings", true);
+  // A model `attnlab train` wrote without its MLP: each block is x += attn(ln_1(x)), no ln_2, no MLP.
+  if (r.flag("attnlab_attention_only", false)) {
+    m.ffn = false;
+    m.d_ff = 0;
+    m.mlp_bias = false;
+    m.norms_per_layer = 1;
+  }
 }
 
 // llama, mistral, qwen2, qwen3, gemma2: the same skeleton with per-family conventions.
@@ -346,7 +353,7 @@ void validate(const ModelConfig& m, const std::string& where, bool hf) {
   positive(m.n_g, {"num_key_value_heads", "--kv-heads"});
   positive(m.d_h, {"head_dim", "--head-dim"});
   bool dense_layers = m.n_routed == 0 || m.first_dense > 0 || m.moe_every > 1;  // some layer has the dense FFN
-  if (dense_layers) positive(m.d_ff, {m.model_type == "chatglm" ? "ffn_hidden_size" : m.model_type.rfind("llama4", 0) == 0 ? "intermediate_size_mlp" : "intermediate_size", "--d-ff"});
+  if (dense_layers && m.ffn) positive(m.d_ff, {m.model_type == "chatglm" ? "ffn_hidden_size" : m.model_type.rfind("llama4", 0) == 0 ? "intermediate_size_mlp" : "intermediate_size", "--d-ff"});
   if (m.n_g > m.n_h || m.n_h % m.n_g != 0)
     throw UsageError("calc.err.kv_divide", {{"where", where}, {"hf", hf},
                                             {"kv_key", key(hf, {"num_key_value_heads", "--kv-heads"})}, {"n_g", m.n_g},

@@ -117,6 +117,7 @@ u64 ffn_size(const ModelConfig& m, u64 f) {
 
 std::vector<ParamItem> dense_ffn(const ModelConfig& m) {
   std::vector<ParamItem> v;
+  if (!m.ffn) return v;  // an attention-only model (attnlab train without --mlp)
   u64 df = mul(m.d, m.d_ff, kParams);
   if (m.gated_ffn) {
     push(v, "W_gate", shape(m.d, m.d_ff), df);

@@ -265,7 +265,8 @@ TEST_CASE("config.json of the new families: one clear refusal naming the key", "
              Catch::StartsWith("calc.err.kv_divide where=t.json") && Catch::Contains("kv_key=text_config.num_key_value_heads n_g=3"));
   CHECK(swapped(R"("num_experts_per_tok": 1)", R"("num_experts_per_tok": 3)") == "calc.err.top_k where=t.json top_k=3 n_routed=2");
   CHECK_THAT(swapped(R"("intermediate_size": 8)", R"("intermediate_size": 0)"),
-             Catch::StartsWith("calc.err.positive where=t.json") && Catch::Contains("key=text_config.intermediate_size ") || Catch::EndsWith("key=text_config.intermediate_size"));
+             Catch::StartsWith("calc.err.positive where=t.json") &&
+                 (Catch::Contains("key=text_config.intermediate_size ") || Catch::EndsWith("key=text_config.intermediate_size")));
   // a layer count past the cap is refused before any per-layer table is built
   CHECK_THAT(refusal(R"({"model_type": "llama4", "text_config": {"vocab_size": 32, "hidden_size": 16,
     "num_hidden_layers": 3000000000}})"),

@@ -63,7 +63,11 @@ TEST_CASE("bench: every variant's kernel runs in f32 and bf16 and reports the fo
 }
 
 TEST_CASE("bench: the AVX2 kernel, where the CPU has it, computes what the portable one does", "[bench]") {
-  for (const BenchVariant& v : bench_variants(4, 2, 24, 16, 8))
+  // d_h 24: the 8-wide tails only; d_h 72 with 8 heads in 2 groups: the 4-head dot, the 16-wide
+  // steps, the 64-column weighted sum and their tails
+  std::vector<BenchVariant> variants = bench_variants(4, 2, 24, 16, 8), wide = bench_variants(8, 2, 72, 80, 8);
+  variants.insert(variants.end(), wide.begin(), wide.end());
+  for (const BenchVariant& v : variants)
     for (int bytes : {4, 2}) {
       INFO(v.id << " " << bytes << " bytes");
       DecodeBenchResult a = bench_decode_variant(v, 2, 500, bytes, 1, 0.0, DecodeKernel::Automatic);

@@ -2,6 +2,8 @@
 // and triad, every core, arrays far larger than the last-level cache) and one layer's decode-time
 // attention per variant at a model's dims, timed in float32 (bf16 storage optional). The kernels
 // and the exact byte/FLOP counts are in src/math/decode_bench.h; words in catalogs/bench.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -21,7 +23,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
 struct MemoryOptions {
-  std::int64_t size_mib = 256;
+  std::optional<std::int64_t> size_mib;  // default: default_array_mib()
   double min_time = 0.5;
   std::optional<std::int64_t> threads;
   bool json = false;
@@ -45,6 +47,15 @@ void require_range(std::int64_t v, std::int64_t lo, std::int64_t hi, const char*
   if (v < lo || v > hi) throw UsageError("bench.err.range", {{"flag", flag}, {"min", lo}, {"max", hi}, {"value", v}});
 }
 
+// Arrays far larger than the last-level cache: 4 times it, 256 MiB at least, 2 GiB at most (the
+// triad's three arrays then stay within 6 GiB). A 2-core VM can report a 300 MiB L3 shared with
+// the whole host: 256 MiB arrays would partly be read from it.
+std::int64_t default_array_mib() {
+  std::uint64_t mib = (4 * last_level_cache_bytes() + kMiB - 1) / kMiB;
+  mib = (mib + 63) / 64 * 64;
+  return static_cast<std::int64_t>(std::clamp<std::uint64_t>(mib, 256, 2048));
+}
+
 MemoryBench measure_memory(std::int64_t size_mib, double min_time) {
   return bench_memory(static_cast<std::size_t>(size_mib) * kMiB / sizeof(float), 5, min_time);
 }
@@ -58,24 +69,31 @@ void require_time(double v, double max) {
 }
 
 std::string gbs(double x) { return fixed(x, 1); }
+std::string llc_text() {
+  std::uint64_t b = last_level_cache_bytes();
+  return b == 0 ? "?" : binary_size(static_cast<double>(b));
+}
 
 void run_memory(const MemoryOptions& o) {
-  require_range(o.size_mib, 64, 4096, "--size-mib");
+  const std::int64_t size_mib = o.size_mib.value_or(default_array_mib());
+  require_range(size_mib, 64, 2048, "--size-mib");
   require_time(o.min_time, kMaxMemoryMinTime);
   apply_threads(o.threads);
   const Text& t = text();
-  MemoryBench m = measure_memory(o.size_mib, o.min_time);
+  MemoryBench m = measure_memory(size_mib, o.min_time);
   if (o.json) {
     nlohmann::ordered_json j;
     j["threads"] = thread_count();
     j["array_bytes"] = m.array_bytes;
+    j["last_level_cache_bytes"] = last_level_cache_bytes();
     j["memory_gb_per_s"] = m.read_gb_s;
     j["read"] = {{"gb_per_s", m.read_gb_s}, {"seconds_min", m.read.min}, {"seconds_median", m.read.median}, {"runs", m.read.seconds.size()}};
     j["triad"] = {{"gb_per_s", m.triad_gb_s}, {"seconds_min", m.triad.min}, {"seconds_median", m.triad.median}, {"runs", m.triad.seconds.size()}};
     emit(j.dump(2) + "\n");
     return;
   }
-  std::string out = t("bench.memory.header", {{"threads", thread_count()}, {"size", binary_size(static_cast<double>(m.array_bytes))}}) + "\n\n";
+  std::string out = t("bench.memory.header", {{"threads", thread_count()}, {"size", binary_size(static_cast<double>(m.array_bytes))},
+                                             {"llc", llc_text()}}) + "\n\n";
   TextTable tb;
   tb.header = {t("bench.memory.col.kernel"), t("bench.memory.col.moved"), t("bench.col.min"), t("bench.col.median"),
                t("bench.col.runs"), "GB/s"};
@@ -109,8 +127,25 @@ void run_decode(const DecodeOptions& o) {
   std::uint64_t B = static_cast<std::uint64_t>(o.batch), N = static_cast<std::uint64_t>(o.seq_len);
   for (std::uint64_t x : {w.d_h, w.d_c, w.d_R})
     if (x % 8 != 0) throw UsageError("bench.err.width", {{"width", x}});
-  MemoryBench mem = measure_memory(256, o.min_time);
+  // The read bandwidth is measured before and after the variants and the higher one is the
+  // reference: on a shared machine one measurement can catch a busier moment than the kernels did.
+  MemoryBench before = measure_memory(default_array_mib(), o.min_time);
   std::vector<BenchVariant> vs = bench_variants(w.n_h, w.n_g == 0 ? 1 : w.n_g, w.d_h, w.d_c, w.d_R);
+  struct Row {
+    const BenchVariant* v;
+    std::uint64_t cache;
+    bool skipped;
+    DecodeBenchResult r;
+  };
+  std::vector<Row> rows;
+  for (const BenchVariant& v : vs) {
+    if (v.id == "gqa" && w.n_g == 0) continue;
+    std::uint64_t cache = bench_cache_numbers(v, B, N) * static_cast<std::uint64_t>(bytes);
+    bool skip = cache > static_cast<std::uint64_t>(o.max_cache_mib) * kMiB;
+    rows.push_back({&v, cache, skip, skip ? DecodeBenchResult{} : bench_decode_variant(v, B, N, bytes, 5, o.min_time)});
+  }
+  MemoryBench after = measure_memory(default_array_mib(), o.min_time);
+  const double mem_gbs = std::max(before.read_gb_s, after.read_gb_s);
   nlohmann::ordered_json jv = nlohmann::ordered_json::array();
   TextTable tb;
   tb.header = {t("bench.decode.col.variant"), t("bench.decode.col.cache"), t("bench.col.min"), t("bench.col.median"),
@@ -118,25 +153,27 @@ void run_decode(const DecodeOptions& o) {
   tb.right = {false, true, true, true, true, true, true, true};
   std::vector<std::string> skipped;
   std::string kernel = "portable";
-  for (const BenchVariant& v : vs) {
-    if (v.id == "gqa" && w.n_g == 0) continue;
-    std::uint64_t cache = bench_cache_numbers(v, B, N) * static_cast<std::uint64_t>(bytes);
+  bool any_in_llc = false;
+  for (const Row& row : rows) {
+    const BenchVariant& v = *row.v;
     std::string name = t("bench.variant." + v.id, {{"g", v.G}});
-    if (cache > static_cast<std::uint64_t>(o.max_cache_mib) * kMiB) {
-      tb.rows.push_back({name, binary_size(static_cast<double>(cache)), t("bench.decode.skipped"), "", "", "", "", ""});
+    if (row.skipped) {
+      tb.rows.push_back({name, binary_size(static_cast<double>(row.cache)), t("bench.decode.skipped"), "", "", "", "", ""});
       skipped.push_back(name);
-      jv.push_back({{"name", v.id}, {"bytes_per_token", cache}, {"flops_per_token", bench_flops(v, B, N)}, {"skipped", true}});
+      jv.push_back({{"name", v.id}, {"bytes_per_token", row.cache}, {"flops_per_token", bench_flops(v, B, N)}, {"skipped", true}});
       continue;
     }
-    DecodeBenchResult r = bench_decode_variant(v, B, N, bytes, 5, o.min_time);
+    const DecodeBenchResult& r = row.r;
     kernel = r.kernel;
     double g = static_cast<double>(r.bytes) / r.time.min / 1e9, fl = static_cast<double>(r.flops) / r.time.min / 1e9;
-    tb.rows.push_back({name, binary_size(static_cast<double>(cache)), fixed(r.time.min * 1e3, 3), fixed(r.time.median * 1e3, 3),
-                       gbs(g), fixed(100.0 * g / mem.read_gb_s, 0) + "%", fixed(fl, 1),
+    const bool in_llc = row.cache < 2 * last_level_cache_bytes();  // partly served by the cache
+    any_in_llc = any_in_llc || in_llc;
+    tb.rows.push_back({name, binary_size(static_cast<double>(row.cache)), fixed(r.time.min * 1e3, 3), fixed(r.time.median * 1e3, 3),
+                       gbs(g), (in_llc ? "*" : "") + fixed(100.0 * g / mem_gbs, 0) + "%", fixed(fl, 1),
                        fixed(static_cast<double>(r.flops) / static_cast<double>(r.bytes), 2)});
     jv.push_back({{"name", v.id}, {"bytes_per_token", r.bytes}, {"flops_per_token", r.flops}, {"seconds_per_token", r.time.min},
                   {"seconds_median", r.time.median}, {"runs", r.time.seconds.size()}, {"gb_per_s", g}, {"gflop_per_s", fl},
-                  {"ratio_to_memory", g / mem.read_gb_s}, {"checksum", r.checksum}});
+                  {"ratio_to_memory", g / mem_gbs}, {"smaller_than_twice_llc", in_llc}, {"checksum", r.checksum}});
   }
   if (o.json) {
     nlohmann::ordered_json j;
@@ -145,7 +182,10 @@ void run_decode(const DecodeOptions& o) {
     j["batch"] = B;
     j["dtype"] = o.dtype;
     j["threads"] = thread_count();
-    j["memory_gb_per_s"] = mem.read_gb_s;
+    j["memory_gb_per_s"] = mem_gbs;
+    j["memory_gb_per_s_before"] = before.read_gb_s;
+    j["memory_gb_per_s_after"] = after.read_gb_s;
+    j["last_level_cache_bytes"] = last_level_cache_bytes();
     j["kernel"] = kernel;
     j["variants"] = jv;
     emit(j.dump(2) + "\n");
@@ -154,11 +194,12 @@ void run_decode(const DecodeOptions& o) {
   std::string out = t("bench.decode.header", {{"model", m.name}, {"heads", w.n_h}, {"d_h", w.d_h},
                                               {"d_c", w.d_c}, {"d_R", w.d_R}, {"seq_len", N}, {"batch", B},
                                               {"dtype", o.dtype}, {"threads", thread_count()}}) + "\n";
-  out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem.read_gb_s)}}) + "\n";
+  out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem_gbs)}, {"before", gbs(before.read_gb_s)}, {"after", gbs(after.read_gb_s)}}) + "\n";
   out += "  " + t("bench.decode.kernel", {{"kernel", kernel}}) + "\n\n";
   out += render_table(tb) + "\n";
   out += "  " + t("bench.decode.note") + "\n";
   if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";
+  if (any_in_llc) out += "  " + t("bench.decode.note_llc", {{"llc", llc_text()}}) + "\n";
   emit(out);
 }
 

@@ -15,6 +15,10 @@
 #include <memory>
 #include <stdexcept>
 
+#if defined(__unix__)
+#include <unistd.h>
+#endif
+
 #include "parallel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -75,6 +79,13 @@ inline void axpy(float p, const T* v, float* acc, std::size_t n) {
     std::memcpy(acc + i, &a, sizeof a);
   }
 }
+// Ask for a cache row ahead of its use, one request per 64-byte line: a single hardware-prefetched
+// stream per core keeps too few lines in flight to reach the memory's bandwidth.
+template <class T>
+inline void prefetch_row(const T* p, std::size_t n) {
+  const char* c = reinterpret_cast<const char*>(p);
+  for (std::size_t b = 0; b < n * sizeof(T); b += 64) __builtin_prefetch(c + b);
+}
 inline void scale_row(float s, float* acc, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) acc[i] *= s;
 }
@@ -83,8 +94,27 @@ inline void scale_row(float s, float* acc, std::size_t n) {
 struct PortableKernel {
   template <class T>
   static float dot(const float* q, const T* k, std::size_t n) { return attn::dot(q, k, n); }
+  // acc[c] += Σ_j p[j] · V[j·stride + c] for c < n: one head's weighted sum over a block of rows
   template <class T>
-  static void axpy(float p, const T* v, float* acc, std::size_t n) { attn::axpy(p, v, acc, n); }
+  static void weighted_rows(const float* p, const T* V, std::size_t stride, std::size_t rows, float* acc, std::size_t n) {
+    for (std::size_t j = 0; j < rows; ++j) attn::axpy(p[j], V + j * stride, acc, n);
+  }
+  // out[u] = q_u · k for the 4 query rows q + u·n, u < 4
+  template <class T>
+  static void dot4(const float* q, const T* k, std::size_t n, float* out) {
+    for (int u = 0; u < 4; ++u) out[u] = attn::dot(q + u * n, k, n);
+  }
+  // the same for two key rows k0, k1: out[u] for k0, out[4 + u] for k1
+  template <class T>
+  static void dot4x2(const float* q, const T* k0, const T* k1, std::size_t n, float* out) {
+    dot4(q, k0, n, out), dot4(q, k1, n, out + 4);
+  }
+  // acc0 += Σ_j p0[j] · V[j], acc1 += Σ_j p1[j] · V[j]: two heads' weighted sums over one block
+  template <class T>
+  static void weighted_rows2(const float* p0, const float* p1, const T* V, std::size_t stride, std::size_t rows,
+                             float* acc0, float* acc1, std::size_t n) {
+    weighted_rows(p0, V, stride, rows, acc0, n), weighted_rows(p1, V, stride, rows, acc1, n);
+  }
   // s[j] = exp(s[j] − m) for j < n; returns their sum.
   static float exp_shift(float* s, std::size_t n, float m) {
     float sum = 0;
@@ -117,11 +147,91 @@ struct Avx2Kernel {
     s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
     return _mm_cvtss_f32(s);
   }
+  // The block's rows summed into 64 columns held in registers at a time: no load and store of the
+  // accumulator per row, and 8 independent chains of fused multiply-adds (a chain waits 4 cycles
+  // for its previous one; 8 keep both FMA pipes busy).
   template <class T>
-  __attribute__((target("avx2,fma"))) static void axpy(float p, const T* v, float* acc, std::size_t n) {
-    const __m256 pp = _mm256_set1_ps(p);
-    for (std::size_t i = 0; i < n; i += 8)
-      _mm256_storeu_ps(acc + i, _mm256_fmadd_ps(pp, avx_load8(v + i), _mm256_loadu_ps(acc + i)));
+  __attribute__((target("avx2,fma"))) static void weighted_rows(const float* p, const T* V, std::size_t stride,
+                                                               std::size_t rows, float* acc, std::size_t n) {
+    std::size_t c = 0;
+    for (; c + 64 <= n; c += 64) {
+      __m256 a[8];
+      for (int u = 0; u < 8; ++u) a[u] = _mm256_loadu_ps(acc + c + 8 * u);
+      for (std::size_t j = 0; j < rows; ++j) {
+        const T* v = V + j * stride + c;
+        __m256 pj = _mm256_set1_ps(p[j]);
+        for (int u = 0; u < 8; ++u) a[u] = _mm256_fmadd_ps(pj, avx_load8(v + 8 * u), a[u]);
+      }
+      for (int u = 0; u < 8; ++u) _mm256_storeu_ps(acc + c + 8 * u, a[u]);
+    }
+    for (; c < n; c += 8) {
+      __m256 a = _mm256_loadu_ps(acc + c);
+      for (std::size_t j = 0; j < rows; ++j) a = _mm256_fmadd_ps(_mm256_set1_ps(p[j]), avx_load8(V + j * stride + c), a);
+      _mm256_storeu_ps(acc + c, a);
+    }
+  }
+  // Two heads over the same block: each 8 floats of a value row loaded once for both, 8 chains.
+  template <class T>
+  __attribute__((target("avx2,fma"))) static void weighted_rows2(const float* p0, const float* p1, const T* V,
+                                                                std::size_t stride, std::size_t rows, float* acc0,
+                                                                float* acc1, std::size_t n) {
+    std::size_t c = 0;
+    for (; c + 32 <= n; c += 32) {
+      __m256 a[4], b[4];
+      for (int u = 0; u < 4; ++u) a[u] = _mm256_loadu_ps(acc0 + c + 8 * u), b[u] = _mm256_loadu_ps(acc1 + c + 8 * u);
+      for (std::size_t j = 0; j < rows; ++j) {
+        const T* v = V + j * stride + c;
+        __m256 x = _mm256_set1_ps(p0[j]), y = _mm256_set1_ps(p1[j]);
+        for (int u = 0; u < 4; ++u) {
+          __m256 vv = avx_load8(v + 8 * u);
+          a[u] = _mm256_fmadd_ps(x, vv, a[u]);
+          b[u] = _mm256_fmadd_ps(y, vv, b[u]);
+        }
+      }
+      for (int u = 0; u < 4; ++u) _mm256_storeu_ps(acc0 + c + 8 * u, a[u]), _mm256_storeu_ps(acc1 + c + 8 * u, b[u]);
+    }
+    if (c < n) weighted_rows(p0, V + c, stride, rows, acc0 + c, n - c), weighted_rows(p1, V + c, stride, rows, acc1 + c, n - c);
+  }
+  // 4 query rows against two key rows: 8 chains, 6 loads for 8 multiply-adds.
+  template <class T>
+  __attribute__((target("avx2,fma"))) static void dot4x2(const float* q, const T* k0, const T* k1, std::size_t n,
+                                                        float* out) {
+    __m256 a[4], b[4];
+    for (int u = 0; u < 4; ++u) a[u] = b[u] = _mm256_setzero_ps();
+    for (std::size_t i = 0; i < n; i += 8) {
+      __m256 x = avx_load8(k0 + i), y = avx_load8(k1 + i);
+      for (int u = 0; u < 4; ++u) {
+        __m256 qq = _mm256_loadu_ps(q + u * n + i);
+        a[u] = _mm256_fmadd_ps(qq, x, a[u]);
+        b[u] = _mm256_fmadd_ps(qq, y, b[u]);
+      }
+    }
+    __m256 ha = _mm256_hadd_ps(_mm256_hadd_ps(a[0], a[1]), _mm256_hadd_ps(a[2], a[3]));
+    __m256 hb = _mm256_hadd_ps(_mm256_hadd_ps(b[0], b[1]), _mm256_hadd_ps(b[2], b[3]));
+    _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(ha), _mm256_extractf128_ps(ha, 1)));
+    _mm_storeu_ps(out + 4, _mm_add_ps(_mm256_castps256_ps128(hb), _mm256_extractf128_ps(hb, 1)));
+  }
+  // 4 query rows against one key row: each 8 floats of the key are loaded once, for 4 heads; even
+  // and odd chunks in separate accumulators, 8 chains in all.
+  template <class T>
+  __attribute__((target("avx2,fma"))) static void dot4(const float* q, const T* k, std::size_t n, float* out) {
+    __m256 a[4], b[4];
+    for (int u = 0; u < 4; ++u) a[u] = b[u] = _mm256_setzero_ps();
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      __m256 k0 = avx_load8(k + i), k1 = avx_load8(k + i + 8);
+      for (int u = 0; u < 4; ++u) {
+        a[u] = _mm256_fmadd_ps(_mm256_loadu_ps(q + u * n + i), k0, a[u]);
+        b[u] = _mm256_fmadd_ps(_mm256_loadu_ps(q + u * n + i + 8), k1, b[u]);
+      }
+    }
+    if (i < n) {
+      __m256 k0 = avx_load8(k + i);
+      for (int u = 0; u < 4; ++u) a[u] = _mm256_fmadd_ps(_mm256_loadu_ps(q + u * n + i), k0, a[u]);
+    }
+    for (int u = 0; u < 4; ++u) a[u] = _mm256_add_ps(a[u], b[u]);
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a[0], a[1]), _mm256_hadd_ps(a[2], a[3]));  // per 128-bit half
+    _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
   }
   // exp of 8 floats ≤ 0 (scores minus their running max): e^x = 2^n · e^f with n = round(x / ln 2),
   // f = x − n ln 2 (ln 2 in two parts), e^f by Cephes' expf polynomial; relative error about 2e-7.
@@ -167,6 +277,7 @@ bool cpu_has_avx2_fma() {
 #endif
 
 constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
+constexpr std::size_t kAhead = 16;   // cache rows requested ahead of the one being read
 
 // One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
 // unnormalized output acc (Hg, Dv), updated block by block (online softmax).
@@ -181,7 +292,26 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
     std::size_t nb = std::min(kBlock, r1 - n0);
     for (std::size_t j = 0; j < nb; ++j) {
       const T* k = K + (n0 + j) * k_stride;
-      for (std::size_t h = 0; h < Hg; ++h) s[h * kBlock + j] = Kernel::dot(q + h * Dk, k, Dk) * scale;
+      if (n0 + j + kAhead < r1) prefetch_row(k + kAhead * k_stride, Dk);
+      prefetch_row(V + (n0 + j) * v_stride, Dv);  // this block's value rows, read after its scores
+      const bool pair = j + 1 < nb;  // two key rows at a time: each query chunk loaded once for both
+      if (pair && n0 + j + 1 + kAhead < r1) prefetch_row(k + (kAhead + 1) * k_stride, Dk);
+      if (pair) prefetch_row(V + (n0 + j + 1) * v_stride, Dv);
+      std::size_t h = 0;
+      for (float d[8]; h + 4 <= Hg; h += 4) {
+        if (pair) {
+          Kernel::dot4x2(q + h * Dk, k, k + k_stride, Dk, d);
+          for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j + 1] = d[4 + u] * scale;
+        } else {
+          Kernel::dot4(q + h * Dk, k, Dk, d);
+        }
+        for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j] = d[u] * scale;
+      }
+      for (; h < Hg; ++h) {
+        s[h * kBlock + j] = Kernel::dot(q + h * Dk, k, Dk) * scale;
+        if (pair) s[h * kBlock + j + 1] = Kernel::dot(q + h * Dk, k + k_stride, Dk) * scale;
+      }
+      if (pair) ++j;
     }
     for (std::size_t h = 0; h < Hg; ++h) {
       float* sh = &s[h * kBlock];
@@ -192,10 +322,12 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
       l[h] += Kernel::exp_shift(sh, nb, mn);
       m[h] = mn;
     }
-    for (std::size_t j = 0; j < nb; ++j) {
-      const T* v = V + (n0 + j) * v_stride;
-      for (std::size_t h = 0; h < Hg; ++h) Kernel::axpy(s[h * kBlock + j], v, acc + h * Dv, Dv);
-    }
+    for (std::size_t j = 0; n0 + nb + j < r1 && j < kAhead; ++j) prefetch_row(K + (n0 + nb + j) * k_stride, Dk);  // the next block's first keys
+    std::size_t h = 0;
+    for (; h + 2 <= Hg; h += 2)
+      Kernel::weighted_rows2(&s[h * kBlock], &s[(h + 1) * kBlock], V + n0 * v_stride, v_stride, nb, acc + h * Dv,
+                             acc + (h + 1) * Dv, Dv);
+    if (h < Hg) Kernel::weighted_rows(&s[h * kBlock], V + n0 * v_stride, v_stride, nb, acc + h * Dv, Dv);
   }
 }
 
@@ -303,9 +435,19 @@ MemoryBench bench_memory(std::size_t n, std::size_t min_reps, double min_seconds
       for (std::size_t t = tb; t < te; ++t) {
         const float* p = b.get() + t * chunk;
         std::size_t len = t + 1 == threads ? n - t * chunk : chunk;
-        v8f s0 = {0, 0, 0, 0, 0, 0, 0, 0}, s1 = s0;
-        for (std::size_t i = 0; i + 16 <= len; i += 16) s0 += load8(p + i), s1 += load8(p + i + 8);
-        part[t] = hsum(s0 + s1);
+        // four streams per thread, each line requested 2 KiB ahead: the most this kernel can
+        // read, which is what a bandwidth-bound decode kernel can reach
+        std::size_t sub = (len / 4) & ~std::size_t{15};
+        const float* q[4] = {p, p + sub, p + 2 * sub, p + 3 * sub};
+        v8f s[4] = {};
+        for (std::size_t i = 0; i < sub; i += 16)
+          for (int k = 0; k < 4; ++k) {
+            __builtin_prefetch(q[k] + i + 512);
+            s[k] += load8(q[k] + i) + load8(q[k] + i + 8);
+          }
+        v8f tail = {};
+        for (std::size_t i = 4 * sub; i + 16 <= len; i += 16) tail += load8(p + i) + load8(p + i + 8);
+        part[t] = hsum((s[0] + s[1]) + (s[2] + s[3]) + tail);
       }
     });
     double s = 0;
@@ -329,6 +471,16 @@ MemoryBench bench_memory(std::size_t n, std::size_t min_reps, double min_seconds
   r.triad_gb_s = 3.0 * static_cast<double>(r.array_bytes) / r.triad.min / 1e9;
   (void)sink;
   return r;
+}
+
+std::uint64_t last_level_cache_bytes() {
+#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    long v = sysconf(name);
+    if (v > 0) return static_cast<std::uint64_t>(v);
+  }
+#endif
+  return 0;
 }
 
 std::vector<BenchVariant> bench_variants(std::uint64_t H, std::uint64_t G, std::uint64_t Dh, std::uint64_t C,

@@ -101,45 +101,101 @@ void matmul_backward(double* dinp, double* dw, double* dbias, const double* dout
   if (dbias) add_column_sums(dbias, dout, N, OC);
 }
 
+namespace {
+
+// One (sequence b, head h) of attention_backward. As in the forward pass, the head's values are
+// copied transposed, vT (hs, T), so that datt[t2] = dy · v_t2 is a loop over keys for each
+// component i, vectorized across keys, each dot still summed in the order i = 0…hs−1 from 0.0.
+//   dqkv_b, qkv_b (T, 3C); att_bh (T, T); dout_b (T, C); vT scratch (hs·T); datt, dy scratch
+[[gnu::always_inline]] inline void attention_head_backward_body(double* __restrict dqkv_b, const double* __restrict dout_b,
+                                                                const double* __restrict qkv_b,
+                                                                const double* __restrict att_bh, double* __restrict vT,
+                                                                double* __restrict datt, double* __restrict dy,
+                                                                std::size_t T, std::size_t C, std::size_t hs,
+                                                                std::size_t h, double gate, bool gated) {
+  const std::size_t C3 = 3 * C;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  for (std::size_t t2 = 0; t2 < T; ++t2)
+    for (std::size_t i = 0; i < hs; ++i) vT[i * T + t2] = qkv_b[t2 * C3 + 2 * C + h * hs + i];
+  for (std::size_t t = 0; t < T; ++t) {
+    const double* row = att_bh + t * T;
+    const double* d = dout_b + t * C + h * hs;
+    const std::size_t n = t + 1;
+    for (std::size_t i = 0; i < hs; ++i) dy[i] = gated ? d[i] * gate : d[i];
+    // out_t = Σ att[t2] v_t2: datt[t2] = dy · v_t2, dv_t2 += att[t2] dy
+    for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = 0.0;
+    for (std::size_t i = 0; i < hs; ++i) {
+      const double di = dy[i];
+      const double* vr = vT + i * T;
+      for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] += di * vr[t2];
+    }
+    for (std::size_t t2 = 0; t2 < n; ++t2) {
+      double* dv = dqkv_b + t2 * C3 + 2 * C + h * hs;
+      const double w = row[t2];
+      for (std::size_t i = 0; i < hs; ++i) dv[i] += w * dy[i];
+    }
+    // softmax: dpre = att ⊙ (datt − Σ att·datt)
+    double dot = 0.0;
+    for (std::size_t t2 = 0; t2 < n; ++t2) dot += row[t2] * datt[t2];
+    const double* q = qkv_b + t * C3 + h * hs;
+    double* dq = dqkv_b + t * C3 + h * hs;
+    for (std::size_t t2 = 0; t2 < n; ++t2) {
+      const double dpre = row[t2] * (datt[t2] - dot) * scale;
+      const double* k = qkv_b + t2 * C3 + C + h * hs;
+      double* dk = dqkv_b + t2 * C3 + C + h * hs;
+      for (std::size_t i = 0; i < hs; ++i) {
+        dq[i] += dpre * k[i];
+        dk[i] += dpre * q[i];
+      }
+    }
+  }
+}
+
+using HeadBackward = void (*)(double*, const double*, const double*, const double*, double*, double*, double*,
+                              std::size_t, std::size_t, std::size_t, std::size_t, double, bool);
+
+void attention_head_backward_portable(double* dqkv_b, const double* dout_b, const double* qkv_b, const double* att_bh,
+                                      double* vT, double* datt, double* dy, std::size_t T, std::size_t C,
+                                      std::size_t hs, std::size_t h, double gate, bool gated) {
+  attention_head_backward_body(dqkv_b, dout_b, qkv_b, att_bh, vT, datt, dy, T, C, hs, h, gate, gated);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same body compiled for AVX2 (no "fma": multiplies and adds stay separate).
+__attribute__((target("avx2"))) void attention_head_backward_avx2(double* dqkv_b, const double* dout_b,
+                                                                  const double* qkv_b, const double* att_bh,
+                                                                  double* vT, double* datt, double* dy, std::size_t T,
+                                                                  std::size_t C, std::size_t hs, std::size_t h,
+                                                                  double gate, bool gated) {
+  attention_head_backward_body(dqkv_b, dout_b, qkv_b, att_bh, vT, datt, dy, T, C, hs, h, gate, gated);
+}
+#endif
+
+HeadBackward head_backward() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const HeadBackward f = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? attention_head_backward_avx2 : attention_head_backward_portable;
+  }();
+  return f;
+#else
+  return attention_head_backward_portable;
+#endif
+}
+
+}  // namespace
+
 void attention_backward(double* dqkv, const double* dout, const double* qkv, const double* att, std::size_t B,
                         std::size_t T, std::size_t C, std::size_t H, const double* head_gate) {
-  const std::size_t hs = C / H, C3 = 3 * C;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  const std::size_t hs = C / H;
+  const HeadBackward f = head_backward();
+  // threads own whole sequences' heads: dqkv rows of one (b, h) are written by one thread only
   parallel_for(B * H, 1, [&](std::size_t j0, std::size_t j1) {
-    std::vector<double> datt(T), dy(hs);
+    std::vector<double> vT(hs * T), datt(T), dy(hs);
     for (std::size_t j = j0; j < j1; ++j) {
       const std::size_t b = j / H, h = j % H;
-      const double gate = head_gate ? head_gate[h] : 1.0;
-      for (std::size_t t = 0; t < T; ++t) {
-        const double* row = att + ((b * H + h) * T + t) * T;
-        const double* d = dout + (b * T + t) * C + h * hs;
-        for (std::size_t i = 0; i < hs; ++i) dy[i] = head_gate ? d[i] * gate : d[i];
-        // out_t = Σ att[t2] v_t2: datt[t2] = dy · v_t2, dv_t2 += att[t2] dy
-        for (std::size_t t2 = 0; t2 <= t; ++t2) {
-          const double* v = qkv + (b * T + t2) * C3 + 2 * C + h * hs;
-          double* dv = dqkv + (b * T + t2) * C3 + 2 * C + h * hs;
-          double s = 0.0;
-          for (std::size_t i = 0; i < hs; ++i) {
-            s += dy[i] * v[i];
-            dv[i] += row[t2] * dy[i];
-          }
-          datt[t2] = s;
-        }
-        // softmax: dpre = att ⊙ (datt − Σ att·datt)
-        double dot = 0.0;
-        for (std::size_t t2 = 0; t2 <= t; ++t2) dot += row[t2] * datt[t2];
-        const double* q = qkv + (b * T + t) * C3 + h * hs;
-        double* dq = dqkv + (b * T + t) * C3 + h * hs;
-        for (std::size_t t2 = 0; t2 <= t; ++t2) {
-          double dpre = row[t2] * (datt[t2] - dot) * scale;
-          const double* k = qkv + (b * T + t2) * C3 + C + h * hs;
-          double* dk = dqkv + (b * T + t2) * C3 + C + h * hs;
-          for (std::size_t i = 0; i < hs; ++i) {
-            dq[i] += dpre * k[i];
-            dk[i] += dpre * q[i];
-          }
-        }
-      }
+      f(dqkv + b * T * 3 * C, dout + b * T * C, qkv + b * T * 3 * C, att + (b * H + h) * T * T, vT.data(), datt.data(),
+        dy.data(), T, C, hs, h, head_gate ? head_gate[h] : 1.0, head_gate != nullptr);
     }
   });
 }

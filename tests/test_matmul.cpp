@@ -64,7 +64,7 @@ void check_shape(std::size_t M, std::size_t N, std::size_t K) {
   auto want = plain(a, b, M, N, K);
   for (std::size_t threads : {1, 2, 3}) {
     set_threads(threads);
-    for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked, GemmPath::BlockedPortable}) {
+    for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked, GemmPath::BlockedPortable, GemmPath::BlockedAvx2}) {
       std::vector<double> got(M * N, 12345.0);  // never read: overwritten
       gemm(a.data(), b.data(), got.data(), M, N, K, path);
       INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path)

@@ -97,6 +97,32 @@ __attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const double* a
   ATTNLAB_STORE(0) ATTNLAB_STORE(1) ATTNLAB_STORE(2) ATTNLAB_STORE(3) ATTNLAB_STORE(4) ATTNLAB_STORE(5)
 #undef ATTNLAB_STORE
 }
+// Six accumulators, one 8-column AVX-512 vector per row; each lane is one output element, summed
+// over k in order with a separate multiply and add, as in the plain loop (AVX-512F has fused
+// multiply-adds, but -ffp-contract=off keeps the multiply and the add apart).
+__attribute__((target("avx512f"))) void kernel_avx512(std::size_t kc, const double* a, const double* b, double* c,
+                                                     std::size_t ldc, bool first) {
+  __m512d c0, c1, c2, c3, c4, c5;
+  if (first) {
+    c0 = c1 = c2 = c3 = c4 = c5 = _mm512_setzero_pd();
+  } else {
+    c0 = _mm512_loadu_pd(c), c1 = _mm512_loadu_pd(c + ldc), c2 = _mm512_loadu_pd(c + 2 * ldc);
+    c3 = _mm512_loadu_pd(c + 3 * ldc), c4 = _mm512_loadu_pd(c + 4 * ldc), c5 = _mm512_loadu_pd(c + 5 * ldc);
+  }
+  for (std::size_t k = 0; k < kc; ++k) {
+    __m512d bk = _mm512_loadu_pd(b);
+    c0 = _mm512_add_pd(c0, _mm512_mul_pd(_mm512_set1_pd(a[0]), bk));
+    c1 = _mm512_add_pd(c1, _mm512_mul_pd(_mm512_set1_pd(a[1]), bk));
+    c2 = _mm512_add_pd(c2, _mm512_mul_pd(_mm512_set1_pd(a[2]), bk));
+    c3 = _mm512_add_pd(c3, _mm512_mul_pd(_mm512_set1_pd(a[3]), bk));
+    c4 = _mm512_add_pd(c4, _mm512_mul_pd(_mm512_set1_pd(a[4]), bk));
+    c5 = _mm512_add_pd(c5, _mm512_mul_pd(_mm512_set1_pd(a[5]), bk));
+    a += MR;
+    b += NR;
+  }
+  _mm512_storeu_pd(c, c0), _mm512_storeu_pd(c + ldc, c1), _mm512_storeu_pd(c + 2 * ldc, c2);
+  _mm512_storeu_pd(c + 3 * ldc, c3), _mm512_storeu_pd(c + 4 * ldc, c4), _mm512_storeu_pd(c + 5 * ldc, c5);
+}
 #endif
 
 struct Dispatch {
@@ -105,7 +131,10 @@ struct Dispatch {
   Dispatch() {
 #ifdef ATTNLAB_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) {
+    if (__builtin_cpu_supports("avx512f")) {
+      kernel = kernel_avx512;
+      name = "avx512";
+    } else if (__builtin_cpu_supports("avx2")) {
       kernel = kernel_avx2;
       name = "avx2";
     }
@@ -272,8 +301,11 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
     return;
   }
   Kernel kernel = path == GemmPath::BlockedPortable ? kernel_portable : dispatch().kernel;
+#ifdef ATTNLAB_X86
+  if (path == GemmPath::BlockedAvx2) kernel = __builtin_cpu_supports("avx2") ? kernel_avx2 : kernel_portable;
+#endif
   std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
-  if (path == GemmPath::Blocked || path == GemmPath::BlockedPortable) threads = thread_count();  // tests: thread even tiny products
+  if (path != GemmPath::Auto) threads = thread_count();  // tests: thread even tiny products
   // Workspaces live with the calling thread and are reused by the next call.
   thread_local std::vector<std::unique_ptr<Workspace>> caller_spaces;
   auto& spaces = caller_spaces;  // a plain reference: inside the workers the name would be theirs

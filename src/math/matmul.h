@@ -16,13 +16,14 @@ enum class GemmPath {
   Simple,    // the plain loop (the reference the kernel must match)
   Blocked,   // the packed, register-blocked kernel, threaded as thread_count() allows
   BlockedPortable,  // the same with the portable micro-kernel even where AVX2 is available (tests)
+  BlockedAvx2,      // the same with the AVX2 micro-kernel where the CPU has AVX2, even with AVX-512 (tests)
 };
 
 // C must hold M*N numbers; it is overwritten (never read). M, N, K must be at least 1.
 void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
           GemmPath path = GemmPath::Auto);
 
-// Which micro-kernel the blocked path uses on this machine: "avx2" or "portable".
+// Which micro-kernel the blocked path uses on this machine: "avx512", "avx2" or "portable".
 const char* gemm_kernel_name();
 
 }  // namespace attn

@@ -131,7 +131,8 @@ void require_work(const std::function<Work(double)>& estimate, std::size_t n, co
   std::size_t lo = 0, hi = n;  // estimate(lo) fits (or lo = 0), estimate(hi) does not
   while (hi - lo > 1) {
     std::size_t mid = lo + (hi - lo) / 2;
-    if (work_fits(estimate(static_cast<double>(mid)))) lo = mid;
+    Work m = estimate(static_cast<double>(mid));
+    if (work_fits(m) && m.largest <= static_cast<double>(kMaxTensorElements)) lo = mid;
     else hi = mid;
   }
   constexpr double gib = 1024.0 * 1024.0 * 1024.0;
@@ -145,7 +146,8 @@ Work head_work(const HeadDims& d, double T, double passes) {
   double D = static_cast<double>(d.D), H = static_cast<double>(d.H);
   // Q, K, V, O projections and the scores and weighted sums; X, Q, K, V, heads, out, the
   // weights, scores and the (H, T, T) attention tensors kept for the trace.
-  return {passes * (4.0 * T * D * D + 2.0 * T * T * D), passes * (8.0 * T * D + 4.0 * H * T * T) + 4.0 * D * D};
+  return {passes * (4.0 * T * D * D + 2.0 * T * T * D), passes * (8.0 * T * D + 4.0 * H * T * T) + 4.0 * D * D,
+          std::max({D * D, T * D, H * T * T})};
 }
 
 void require_head_work(const HeadDims& d, double passes) {

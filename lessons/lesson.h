@@ -59,11 +59,13 @@ void require_total(std::size_t count, const Shape& shape, const std::string& wha
 // costs time to store and show, counted as kWorkPerNumber multiply-adds).
 struct Work {
   double madds = 0, numbers = 0;
+  double largest = 0;  // numbers in the run's largest tensor, if the size flag sets one (0: not counted)
 };
 // estimate(n): the work with the lesson's leading size flag `size_flag` at n and its other sizes
 // as given; n: the run's value. Past the caps, a UsageError (input.err.work_too_large) naming
 // `flags`, the lesson's own flags that size the run, and the largest `size_flag` that would be
-// accepted at the other sizes (0: none, another flag must come down).
+// accepted at the other sizes (0: none, another flag must come down); that largest value also keeps
+// `largest` within one tensor's cap (kMaxTensorElements), so the run it suggests is accepted.
 constexpr double kMaxLessonWork = 1e12;    // about a minute on this 2-core machine (docs/ARCHITECTURE.md)
 constexpr double kWorkPerNumber = 2000;    // measured: recording and rendering one number
 constexpr double kMaxWorkNumbers = 5.4e8;  // 4 GiB of doubles: with the trace's text, within 8 GiB

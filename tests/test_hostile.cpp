@@ -316,3 +316,17 @@ TEST_CASE("commands refuse up front a run past about a minute or 8 GiB, naming t
   refused("bench decode --model gpt2 --min-time 9", "--min-time must be from 0 to 8 seconds");
   refused("bench decode --model gpt2 --max-cache-mib 16384", "--max-cache-mib must be from 1 to 4,096");
 }
+
+TEST_CASE("the largest size a work refusal suggests has tensors that fit as well", "[hostile]") {
+  // swiglu with --d-ff 100000: the work cap alone suggested --d-model 1595, and that run was then
+  // refused because W_gate [1595, 100000] is past one tensor's 1 GiB (2^27 numbers).
+  for (const char* cmd : {"lesson swiglu --d-model 8192 --d-ff 100000", "lesson ffn --d-model 8192 --d-ff 100000"}) {
+    INFO(cmd);
+    CliResult r = refused(cmd, "is accepted");
+    std::size_t at = r.err.find("--d-model up to ");
+    REQUIRE(at != std::string::npos);
+    long long n = std::stoll(r.err.substr(at + 16));
+    CHECK(n * 100000 <= (1LL << 27));
+    CHECK((n + 1) * 100000 > (1LL << 27));  // the tensor is what binds here: 1342
+  }
+}

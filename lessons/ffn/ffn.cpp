@@ -240,7 +240,7 @@ Trace run(const FfnOptions& c) {
   // x W_1 and h W_2: 2·D·F multiply-adds; held and shown: W_1, W_2, and z, h per hidden unit.
   double given_f = static_cast<double>(F);
   auto hidden = [&](double D) { return c.d_ff ? given_f : 4.0 * D; };
-  require_work([&](double D) { return Work{2.0 * D * hidden(D), (2.0 * D + 6.0) * hidden(D) + 4.0 * D}; },
+  require_work([&](double D) { return Work{2.0 * D * hidden(D), (2.0 * D + 6.0) * hidden(D) + 4.0 * D, D * hidden(D)}; },
                in.D, c.x ? "--x" : "--d-model", "--d-model, --d-ff, --x");
   require_fits({in.D, F}, "W_1", "--d-model or --d-ff");
   r.config("seed", c.seed);

@@ -261,7 +261,8 @@ Trace run(const SwigluOptions& c) {
     // W_gate, W_up, W_down (3·D·F) beside the standard FFN it is compared with (W_1, W_2: 8·D²).
     double f = c.d_ff ? static_cast<double>(positive(c.d_ff, 0, "--d-ff")) : 0.0;
     auto hidden = [&](double D) { return c.d_ff ? f : D * 8.0 / 3.0 + static_cast<double>(run_multiple); };
-    require_work([&](double D) { return Work{3.0 * D * hidden(D) + 8.0 * D * D, (3.0 * D + 8.0) * hidden(D) + 8.0 * D * D + 8.0 * D}; },
+    require_work([&](double D) { return Work{3.0 * D * hidden(D) + 8.0 * D * D, (3.0 * D + 8.0) * hidden(D) + 8.0 * D * D + 8.0 * D,
+                                               std::max(D * hidden(D), 4.0 * D * D)}; },
                  in.D, c.x ? "--x" : "--d-model", "--d-model, --d-ff, --multiple-of, --x");
   }
   require_fits({in.D, 4 * in.D}, "the standard FFN's W_1", "--d-model");

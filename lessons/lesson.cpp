@@ -155,6 +155,11 @@ void require_head_work(const HeadDims& d, double passes) {
                "--seq-len/--tokens, --d-model, --heads");
 }
 
+void require_retrain_fits(double flops, double max_train_flops) {
+  const double max = max_train_flops * work_cap_scale();
+  if (flops > max) throw UsageError("input.err.retrain_work", {{"flops", flops}, {"max", max}});
+}
+
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag) {
   if (a % b != 0)
     throw UsageError("cli.err.not_divisible",

@@ -312,6 +312,8 @@ TEST_CASE("commands refuse up front a run past about a minute or 8 GiB, naming t
   // train: the default run (1.7e12 FLOPs, 3,200 steps) is accepted, 2.5e12 at most.
   refused("train --steps 100000", "reduce --steps, --batch, --seq-len, --d-model, --layers (at these sizes --steps up to ");
   refused("train --d-model 4096 --layers 64 --steps 1", "reduce --batch, --seq-len, --d-model");  // memory fires first
+  // induction --retrain: each model within one `attnlab train` run, both checked before either trains
+  refused("lesson induction --retrain --steps 5000", "--steps: --retrain would take 2.64e+12 floating-point operations, more than the 2.5e+12 allowed");
   refused("bench memory --min-time 30", "--min-time must be from 0 to 25 seconds");
   refused("bench decode --model gpt2 --min-time 9", "--min-time must be from 0 to 8 seconds");
   refused("bench decode --model gpt2 --max-cache-mib 16384", "--max-cache-mib must be from 1 to 4,096");

@@ -22,8 +22,6 @@ namespace attn {
 
 namespace {
 
-// The most training --retrain may ask for, as `attnlab train` allows (2·10^13 FLOP).
-constexpr double kMaxTrainFlops = 2e13;
 
 struct InductionOptions : RunContext {
   bool retrain = false;                // --retrain: train both models now instead of loading them
@@ -68,13 +66,15 @@ Model shipped(const std::string& name) {
   return m;
 }
 
-Model retrained(train::TrainConfig c, const InductionOptions& o) {
+// The recorded recipe at the run's --seed and --steps; refused before anything trains if it is
+// past what `attnlab train` allows for one run.
+train::TrainConfig retrain_config(train::TrainConfig c, const InductionOptions& o) {
   c.seed = static_cast<std::uint64_t>(o.seed);
   if (o.steps) c.steps = positive(o.steps, c.steps, "--steps");
   c.eval_every = std::max<std::size_t>(1, c.steps / 40);
-  const double work = train::step_flops(c) * static_cast<double>(c.steps);
-  if (work > kMaxTrainFlops) throw UsageError("induction.err.work", {{"flag", "--steps"}, {"flops", work}, {"max", kMaxTrainFlops}});
-  return Model{c, train::train(c)};
+  const double work = train::step_flops(c) * static_cast<double>(c.steps), max = train::kMaxTrainFlops * work_cap_scale();
+  if (work > max) throw UsageError("induction.err.work", {{"flag", "--steps"}, {"flops", work}, {"max", max}});
+  return c;
 }
 
 // Everything the lesson shows, computed before any narration.
@@ -93,8 +93,10 @@ struct Induction {
 Induction compute(const InductionOptions& o) {
   Induction m;
   if (o.retrain) {
-    m.main = retrained(recipe(shipped_trained_gpt("induction")), o);
-    m.shortcut = retrained(recipe(shipped_trained_gpt("repeat-half")), o);
+    const train::TrainConfig main = retrain_config(recipe(shipped_trained_gpt("induction")), o);
+    const train::TrainConfig shortcut = retrain_config(recipe(shipped_trained_gpt("repeat-half")), o);
+    m.main = Model{main, train::train(main)};
+    m.shortcut = Model{shortcut, train::train(shortcut)};
   } else {
     if (o.steps) throw UsageError("induction.err.needs_retrain", {{"flag", "--steps"}});
     m.main = shipped("induction");

@@ -201,6 +201,9 @@ RealRuns real_runs(const SymmetryOptions& c) {
   const std::uint64_t seed = c.retrain ? static_cast<std::uint64_t>(c.seed) : train::kSpecializeSeed;
   RealRuns m;
   m.live = c.retrain;
+  if (c.retrain)
+    for (auto [heads, symmetric] : {std::pair{train::kSpecializeHeads, false}, {train::kSpecializeHeads, true}, {std::size_t{1}, false}})
+      require_retrain_fits(train::specialize_run_flops(heads, symmetric, seed), train::kMaxTrainFlops);
   m.toy_seed = c.seed;
   m.random = train::specialize_run(train::kSpecializeHeads, false, seed, c.retrain);
   m.symmetric = train::specialize_run(train::kSpecializeHeads, true, seed, c.retrain);

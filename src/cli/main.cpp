@@ -8,6 +8,7 @@
 // in it. --lang is global: `attnlab lesson --lang zh mha` works as well as `… mha --lang zh`.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,9 @@
 #include "embedded_data.h"
 #include "errors.h"
 #include "input_file.h"
+#ifdef ATTNLAB_FUZZ_HOOKS
+#include "lesson.h"
+#endif
 #include "printable.h"
 
 namespace {
@@ -161,6 +165,14 @@ Prescan prescan(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   attn::Lang lang;  // English until the environment or --lang says otherwise
+#ifdef ATTNLAB_FUZZ_HOOKS
+  // The sanitized fuzz build only: ATTNLAB_FUZZ_WORK_SCALE=x (0 < x ≤ 1) lowers every work cap to x
+  // times its value, so that fuzz/cli_fuzz.py's runs that are accepted stay short under ASan.
+  if (const char* s = std::getenv("ATTNLAB_FUZZ_WORK_SCALE")) {
+    double x = std::atof(s);
+    if (x > 0 && x <= 1) attn::set_work_caps_for_fuzzing(attn::kMaxLessonWork * x, attn::kMaxWorkNumbers * x);
+  }
+#endif
   try {
     lang = attn::lang_from_env();
     Prescan p = prescan(argc, argv);

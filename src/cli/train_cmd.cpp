@@ -40,10 +40,7 @@ struct TrainOptions {
   std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
 };
 
-// The most work a run may ask for: 2.5·10^12 floating-point operations, about two minutes at the
-// speed the trainer reaches on a 2-core machine (the default run, 3,200 steps: 1.7·10^12).
-// Under the fuzzers it is scaled down with the lessons' cap (work_cap_scale).
-constexpr double kMaxTrainFlops = 2.5e12;
+using train::kMaxTrainFlops;  // trainer.h: about a minute and a half on two cores
 
 void positive(const char* flag, std::int64_t v) {
   if (v < 1) throw UsageError("cli.err.positive", {{"flag", flag}, {"value", v}});

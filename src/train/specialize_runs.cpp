@@ -36,6 +36,11 @@ std::string specialize_data_path(std::size_t heads, bool symmetric) {
   return fmt::format("specialize/heads_{}{}.json", heads, symmetric ? "_symmetric" : "");
 }
 
+double specialize_run_flops(std::size_t heads, bool symmetric, std::uint64_t seed) {
+  TrainConfig c = specialize_config(heads, symmetric, seed);
+  return step_flops(c) * static_cast<double>(c.steps);
+}
+
 RecordedRun specialize_run(std::size_t heads, bool symmetric, std::uint64_t seed, bool retrain) {
   const bool bundled = seed == kSpecializeSeed && (heads == 1 || heads == kSpecializeHeads) && !(symmetric && heads == 1);
   if (bundled && !retrain) return bundled_train_run(specialize_data_path(heads, symmetric));

@@ -98,9 +98,11 @@ def run(binary, line, scratch, timeout, release=None):
         # the release build (--release) also needs longer than the timeout for the same line.
         if release:
             try:
-                subprocess.run([release.encode()] + to_bytes(line), capture_output=True, timeout=timeout, cwd=scratch,
-                               env=env, stdin=subprocess.DEVNULL)
-                return line, "slow_sanitized", b""
+                r = subprocess.run([release.encode()] + to_bytes(line), capture_output=True, timeout=timeout,
+                                   cwd=scratch, env=env, stdin=subprocess.DEVNULL)
+                if r.returncode in (0, 2):
+                    return line, "slow_sanitized", b""
+                return line, "crash" if r.returncode < 0 else "exit1" if r.returncode == 1 else "exit_other", r.stderr[-2000:]
             except subprocess.TimeoutExpired:
                 pass
         return line, "hang", b""

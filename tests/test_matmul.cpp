@@ -97,7 +97,7 @@ TEST_CASE("matmul keeps -0, inf and NaN where the plain loop has them", "[matmul
   auto want = plain(a, b, M, N, K);
   for (std::size_t threads : {1, 2, 3}) {
     set_threads(threads);
-    for (GemmPath path : {GemmPath::Blocked, GemmPath::BlockedPortable}) {
+    for (GemmPath path : {GemmPath::Blocked, GemmPath::BlockedPortable, GemmPath::BlockedAvx2}) {
       std::vector<double> got(M * N);
       gemm(a.data(), b.data(), got.data(), M, N, K, path);
       CHECK(same_bits(got, want));

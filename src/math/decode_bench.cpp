@@ -442,7 +442,7 @@ MemoryBench bench_memory(std::size_t n, std::size_t min_reps, double min_seconds
         v8f s[4] = {};
         for (std::size_t i = 0; i < sub; i += 16)
           for (int k = 0; k < 4; ++k) {
-            __builtin_prefetch(q[k] + i + 512);
+            if (i + 512 < sub) __builtin_prefetch(q[k] + i + 512);  // never past this stream's end
             s[k] += load8(q[k] + i) + load8(q[k] + i + 8);
           }
         v8f tail = {};

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #endif
 
+#include "cpu.h"
 #include "parallel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -267,13 +268,6 @@ struct Avx2Kernel {
   }
 };
 
-bool cpu_has_avx2_fma() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-}
 #endif
 
 constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
@@ -506,7 +500,7 @@ DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, s
     throw std::invalid_argument("bench_decode_variant: H % G == 0 and widths multiple of 8 required");
   DecodeBenchResult r;
 #ifdef ATTNLAB_AVX2_KERNEL
-  if (kernel == DecodeKernel::Automatic && cpu_has_avx2_fma()) {
+  if (kernel == DecodeKernel::Automatic && cpu_has_avx2() && cpu_has_fma()) {
     r = bytes_per_number == 2 ? run_variant<Avx2Kernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
                               : run_variant<Avx2Kernel, float>(v, B, N, min_reps, min_seconds);
     r.kernel = "avx2";

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cpu.h"
 #include "matmul.h"
 #include "parallel.h"
 #include "random.h"
@@ -195,14 +196,9 @@ __attribute__((target("avx2"))) void attention_head_forward_avx2(double* out_b, 
 
 HeadForward head_forward() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const HeadForward f = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? attention_head_forward_avx2 : attention_head_forward_portable;
-  }();
-  return f;
-#else
-  return attention_head_forward_portable;
+  if (cpu_has_avx2()) return attention_head_forward_avx2;
 #endif
+  return attention_head_forward_portable;
 }
 
 }  // namespace

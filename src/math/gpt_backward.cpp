@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu.h"
 #include "gpt.h"
 #include "matmul.h"
 #include "parallel.h"
@@ -173,14 +174,9 @@ __attribute__((target("avx2"))) void attention_head_backward_avx2(double* dqkv_b
 
 HeadBackward head_backward() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const HeadBackward f = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? attention_head_backward_avx2 : attention_head_backward_portable;
-  }();
-  return f;
-#else
-  return attention_head_backward_portable;
+  if (cpu_has_avx2()) return attention_head_backward_avx2;
 #endif
+  return attention_head_backward_portable;
 }
 
 }  // namespace

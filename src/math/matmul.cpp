@@ -19,6 +19,7 @@
 #define ATTNLAB_X86 1
 #endif
 
+#include "cpu.h"
 #include "parallel.h"
 
 namespace attn {
@@ -130,11 +131,10 @@ struct Dispatch {
   const char* name = "portable";
   Dispatch() {
 #ifdef ATTNLAB_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) {
+    if (cpu_has_avx512f()) {
       kernel = kernel_avx512;
       name = "avx512";
-    } else if (__builtin_cpu_supports("avx2")) {
+    } else if (cpu_has_avx2()) {
       kernel = kernel_avx2;
       name = "avx2";
     }
@@ -302,7 +302,7 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
   }
   Kernel kernel = path == GemmPath::BlockedPortable ? kernel_portable : dispatch().kernel;
 #ifdef ATTNLAB_X86
-  if (path == GemmPath::BlockedAvx2) kernel = __builtin_cpu_supports("avx2") ? kernel_avx2 : kernel_portable;
+  if (path == GemmPath::BlockedAvx2) kernel = cpu_has_avx2() ? kernel_avx2 : kernel_portable;
 #endif
   std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
   if (path != GemmPath::Auto) threads = thread_count();  // tests: thread even tiny products

@@ -8,6 +8,7 @@
 #include <immintrin.h>
 #endif
 
+#include "cpu.h"
 #include "parallel.h"
 
 namespace attn {
@@ -69,7 +70,7 @@ __attribute__((target("avx2"))) void box_muller_finish_avx2(const double* lg, co
 using FinishFn = void (*)(const double*, const double*, const double*, std::size_t, double, double*);
 FinishFn pick_finish() {
 #ifdef ATTNLAB_RANDOM_AVX2
-  if (__builtin_cpu_supports("avx2")) return box_muller_finish_avx2;
+  if (cpu_has_avx2()) return box_muller_finish_avx2;
 #endif
   return box_muller_finish_portable;
 }

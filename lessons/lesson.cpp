@@ -10,6 +10,7 @@
 
 #include "errors.h"
 #include "printable.h"
+#include "trainer.h"
 
 namespace attn {
 
@@ -155,8 +156,8 @@ void require_head_work(const HeadDims& d, double passes) {
                "--seq-len/--tokens, --d-model, --heads");
 }
 
-void require_retrain_fits(double flops, double max_train_flops) {
-  const double max = max_train_flops * work_cap_scale();
+void require_retrain_fits(double flops) {
+  const double max = train::kMaxTrainFlops * work_cap_scale();
   if (flops > max) throw UsageError("input.err.retrain_work", {{"flops", flops}, {"max", max}});
 }
 

@@ -80,7 +80,7 @@ void set_work_caps_for_fuzzing(double max_work, double max_numbers);
 // --retrain: a training run of `flops` floating-point operations is refused up front (UsageError
 // input.err.retrain_work) past what `attnlab train` allows for one run, train::kMaxTrainFlops,
 // scaled by work_cap_scale() under the fuzzers.
-void require_retrain_fits(double flops, double max_train_flops);
+void require_retrain_fits(double flops);
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag);
 

@@ -41,7 +41,7 @@ Specialize compute(const SpecializeOptions& c) {
   s.live = c.retrain;
   if (c.retrain)
     for (std::size_t heads : {std::size_t{1}, train::kSpecializeHeads})
-      require_retrain_fits(train::specialize_run_flops(heads, false, seed), train::kMaxTrainFlops);
+      require_retrain_fits(train::specialize_run_flops(heads, false, seed));
   s.one = train::specialize_run(1, false, seed, c.retrain);
   s.many = train::specialize_run(train::kSpecializeHeads, false, seed, c.retrain);
   return s;

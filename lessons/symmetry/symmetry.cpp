@@ -203,7 +203,7 @@ RealRuns real_runs(const SymmetryOptions& c) {
   m.live = c.retrain;
   if (c.retrain)
     for (auto [heads, symmetric] : {std::pair{train::kSpecializeHeads, false}, {train::kSpecializeHeads, true}, {std::size_t{1}, false}})
-      require_retrain_fits(train::specialize_run_flops(heads, symmetric, seed), train::kMaxTrainFlops);
+      require_retrain_fits(train::specialize_run_flops(heads, symmetric, seed));
   m.toy_seed = c.seed;
   m.random = train::specialize_run(train::kSpecializeHeads, false, seed, c.retrain);
   m.symmetric = train::specialize_run(train::kSpecializeHeads, true, seed, c.retrain);

@@ -1,7 +1,7 @@
 // attnlab_train_bench: the default `attnlab train` run timed alone (wall and CPU time, steps/s,
 // GFLOP/s, the drop, the scores), and how one step's cost scales with batch, length and width.
 //   cmake --build build --target attnlab_train_bench
-//   build/attnlab_train_bench [steps] [seed] [threads] [mlp]     the default run (3,200 steps, seed 42)
+//   build/attnlab_train_bench [steps] [seed] [threads] [mlp]     the default run (4,000 steps, seed 42)
 //   build/attnlab_train_bench scale [threads]                    ms a step at B, T, C around the default
 // Timings are for a quiet machine; on a shared one the CPU time (all threads) says more than the wall.
 #include <algorithm>
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "scale") == 0) return scale(argc, argv);
   attn::train::TrainConfig c;
   c.model = {32, 32, 64, 2, 4, false};
-  c.steps = 3200;  // `attnlab train`'s default
+  c.steps = 4000;  // `attnlab train`'s default
   if (argc > 1) c.steps = std::strtoul(argv[1], nullptr, 10);
   if (argc > 2) c.seed = std::strtoull(argv[2], nullptr, 10);
   if (argc > 3) attn::set_threads(std::strtoul(argv[3], nullptr, 10));

@@ -309,7 +309,7 @@ TEST_CASE("the checkpoint readers: no FIFO or directory as a file, JSON errors n
 }
 
 TEST_CASE("commands refuse up front a run past about a minute or 8 GiB, naming the flag", "[hostile]") {
-  // train: the default run (1.7e12 FLOPs, 3,200 steps) is accepted, 2.5e12 at most.
+  // train: the default run (2.1e12 FLOPs, 4,000 steps) is accepted, 2.5e12 at most.
   refused("train --steps 100000", "reduce --steps, --batch, --seq-len, --d-model, --layers (at these sizes --steps up to ");
   refused("train --d-model 4096 --layers 64 --steps 1", "reduce --batch, --seq-len, --d-model");  // memory fires first
   // induction --retrain: each model within one `attnlab train` run, both checked before either trains

@@ -198,7 +198,7 @@ TEST_CASE("repeat spans and offset scores on hand-built sequences", "[induction]
 
 TEST_CASE("the first 100 steps of the shipped induction run are reproduced exactly by a short attnlab train", "[induction]") {
   // The schedule is linear warmup then a constant rate (no decay), so a run cut at 100 steps takes the
-  // same first 100 steps as the shipped 2,000-step one: its loss curve must equal the shipped curve's
+  // same first 100 steps as the shipped 4,000-step one: its loss curve must equal the shipped curve's
   // first 100 numbers bit for bit (the full byte-for-byte check is the [slow] test below).
   std::string flags = train_flags("induction");
   const std::string steps = " --steps " + std::to_string(nlohmann::json::parse(data_file("induction/config.json"))["attnlab_train"]["steps"].get<int>());

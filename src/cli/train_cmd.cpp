@@ -31,7 +31,7 @@ namespace {
 
 struct TrainOptions {
   std::string task = "induction";
-  std::int64_t layers = 2, heads = 4, d_model = 64, vocab = 32, seq_len = 32, batch = 64, steps = 3200, warmup = 100;
+  std::int64_t layers = 2, heads = 4, d_model = 64, vocab = 32, seq_len = 32, batch = 64, steps = 4000, warmup = 100;
   double lr = 1e-3;
   std::int64_t seed = 42;
   std::optional<std::int64_t> threads;

@@ -26,9 +26,9 @@ struct TrainConfig {
   bool symmetric_heads = false;  // every head starts as a copy of head 1 (clones.h); the gap is recorded
 };
 
-// The most work one training run may do: 2.5·10^12 floating-point operations, about a minute and a
-// half at the speed the trainer reaches on a 2-core machine (the default induction run, 3,200
-// steps: 1.7·10^12). `attnlab train` and every lesson's --retrain run are held to it (scaled down
+// The most work one training run may do: 2.5·10^12 floating-point operations, a minute and a half
+// at the speed the trainer reaches on a 2-core machine (the default induction run, 4,000 steps:
+// 2.1·10^12, about 70 s). `attnlab train` and every lesson's --retrain run are held to it (scaled down
 // under the fuzzers with the lessons' caps, work_cap_scale).
 constexpr double kMaxTrainFlops = 2.5e12;
 

@@ -62,22 +62,31 @@ TEST_CASE("bench: every variant's kernel runs in f32 and bf16 and reports the fo
   }
 }
 
-TEST_CASE("bench: the AVX2 kernel, where the CPU has it, computes what the portable one does", "[bench]") {
-  // d_h 24: the 8-wide tails only; d_h 72 with 8 heads in 2 groups: the 4-head dot, the 16-wide
-  // steps, the 64-column weighted sum and their tails
-  std::vector<BenchVariant> variants = bench_variants(4, 2, 24, 16, 8), wide = bench_variants(8, 2, 72, 80, 8);
+TEST_CASE("bench: the AVX-512 and AVX2 kernels, where the CPU has them, compute what the portable one does", "[bench]") {
+  // d_h 24: the 8-wide tails only (and AVX-512's 16 + 8); d_h 72 with 8 heads in 2 groups: the
+  // 4-head dot, the 16-wide steps, the 64-column weighted sum and their tails; d_h 136 with 8
+  // heads: AVX-512's 128-column weighted sums and a tail of 8 after them
+  std::vector<BenchVariant> variants = bench_variants(4, 2, 24, 16, 8), wide = bench_variants(8, 2, 72, 80, 8),
+                            wider = bench_variants(8, 2, 136, 144, 8);
   variants.insert(variants.end(), wide.begin(), wide.end());
+  variants.insert(variants.end(), wider.begin(), wider.end());
   for (const BenchVariant& v : variants)
     for (int bytes : {4, 2}) {
       INFO(v.id << " " << bytes << " bytes");
       // 501 rows: a last block of odd length, its last key row scored alone
-      DecodeBenchResult a = bench_decode_variant(v, 2, 501, bytes, 1, 0.0, DecodeKernel::Automatic);
       DecodeBenchResult p = bench_decode_variant(v, 2, 501, bytes, 1, 0.0, DecodeKernel::Portable);
       CHECK(p.kernel == "portable");
-      CHECK((a.kernel == "avx2" || a.kernel == "portable"));
-      // float32 sums in a different order (and fused): equal to a few units in the last place of each output
-      CHECK(std::fabs(a.checksum - p.checksum) <= 1e-4 * (1.0 + std::fabs(p.checksum)));
-      CHECK(a.bytes == p.bytes);
+      for (DecodeKernel k : {DecodeKernel::Automatic, DecodeKernel::Avx2}) {
+        DecodeBenchResult a = bench_decode_variant(v, 2, 501, bytes, 1, 0.0, k);
+        INFO(a.kernel);
+        if (k == DecodeKernel::Automatic)
+          CHECK((a.kernel == "avx512" || a.kernel == "avx2" || a.kernel == "portable"));
+        else
+          CHECK((a.kernel == "avx2" || a.kernel == "portable"));
+        // float32 sums in a different order (and fused): equal to a few units in the last place of each output
+        CHECK(std::fabs(a.checksum - p.checksum) <= 1e-4 * (1.0 + std::fabs(p.checksum)));
+        CHECK(a.bytes == p.bytes);
+      }
     }
 }
 
@@ -87,7 +96,7 @@ TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
   REQUIRE(r.code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["memory_gb_per_s"].get<double>() > 0);
-  CHECK((j["kernel"] == "avx2" || j["kernel"] == "portable"));
+  CHECK((j["kernel"] == "avx512" || j["kernel"] == "avx2" || j["kernel"] == "portable"));
   REQUIRE(j["variants"].size() == 5);
   for (const auto& v : j["variants"])
     for (const char* key : {"name", "bytes_per_token", "seconds_per_token", "gb_per_s", "gflop_per_s"}) CHECK(v.contains(key));

@@ -54,10 +54,12 @@ struct DecodeBenchResult {
   std::uint64_t bytes = 0; // cache bytes read per step
   std::uint64_t flops = 0;
   double checksum = 0;     // sum of the outputs, so the work cannot be optimized away
-  std::string kernel;      // "avx2" (AVX2 + FMA, chosen at run time) or "portable"
+  std::string kernel;      // "avx512", "avx2" (AVX2 + FMA) or "portable": chosen at run time
 };
-// Automatic: the AVX2 + FMA kernel when this CPU has both (x86-64, GCC/clang), else the portable one.
-enum class DecodeKernel { Automatic, Portable };
+// Automatic: the AVX-512 kernel when this CPU has AVX-512F, AVX2 and FMA (x86-64, GCC/clang), else
+// the AVX2 + FMA one when it has both, else the portable one. Avx2: the AVX2 kernel where the CPU
+// has it (so that it stays tested on AVX-512 machines), else the portable one.
+enum class DecodeKernel { Automatic, Avx2, Portable };
 // bytes_per_number: 4 (float32) or 2 (bf16 storage, float32 arithmetic).
 DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
                                        std::size_t min_reps, double min_seconds,

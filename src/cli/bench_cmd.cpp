@@ -30,7 +30,7 @@ struct MemoryOptions {
 };
 
 struct DecodeOptions {
-  std::string model, config, dtype = "f32";
+  std::string model, config, dtype = "f32", kernel = "auto";
   std::int64_t seq_len = 16384, batch = 1, max_cache_mib = 1024;
   double min_time = 0.5;
   std::optional<std::int64_t> threads;
@@ -108,6 +108,18 @@ void run_memory(const MemoryOptions& o) {
   emit(out);
 }
 
+// --kernel: auto (the fastest this CPU runs) or one by name, refused if this CPU cannot run it.
+DecodeKernel pick_kernel(const std::string& name) {
+  const DecodeKernel k = name == "auto"     ? DecodeKernel::Automatic
+                         : name == "avx512" ? DecodeKernel::Avx512
+                         : name == "avx2"   ? DecodeKernel::Avx2
+                                            : DecodeKernel::Portable;
+  if (name != "auto" && name != "avx512" && name != "avx2" && name != "portable")
+    throw UsageError("bench.err.kernel", {{"flag", "--kernel"}, {"value", name}});
+  if (!decode_kernel_available(k)) throw UsageError("bench.err.kernel_missing", {{"flag", "--kernel"}, {"value", name}});
+  return k;
+}
+
 ModelConfig pick_model(const DecodeOptions& o) {
   if (o.model.empty() == o.config.empty()) throw UsageError("bench.err.model_or_config");
   return o.config.empty() ? load_preset(o.model) : load_config_file(o.config);
@@ -121,6 +133,7 @@ void run_decode(const DecodeOptions& o) {
   require_range(o.max_cache_mib, 1, 4096, "--max-cache-mib");  // with the memory kernels' arrays, within 8 GiB
   if (o.dtype != "f32" && o.dtype != "bf16") throw UsageError("bench.err.dtype", {{"flag", "--dtype"}, {"value", o.dtype}});
   require_time(o.min_time, kMaxDecodeMinTime);
+  const DecodeKernel chosen = pick_kernel(o.kernel);
   apply_threads(o.threads);
   WhatIfDims w = whatif_dims(m, 0, 0, 0);
   int bytes = o.dtype == "bf16" ? 2 : 4;
@@ -142,7 +155,7 @@ void run_decode(const DecodeOptions& o) {
     if (v.id == "gqa" && w.n_g == 0) continue;
     std::uint64_t cache = bench_cache_numbers(v, B, N) * static_cast<std::uint64_t>(bytes);
     bool skip = cache > static_cast<std::uint64_t>(o.max_cache_mib) * kMiB;
-    rows.push_back({&v, cache, skip, skip ? DecodeBenchResult{} : bench_decode_variant(v, B, N, bytes, 5, o.min_time)});
+    rows.push_back({&v, cache, skip, skip ? DecodeBenchResult{} : bench_decode_variant(v, B, N, bytes, 5, o.min_time, chosen)});
   }
   MemoryBench after = measure_memory(default_array_mib(), o.min_time);
   const double mem_gbs = std::max(before.read_gb_s, after.read_gb_s);
@@ -195,7 +208,7 @@ void run_decode(const DecodeOptions& o) {
                                               {"d_c", w.d_c}, {"d_R", w.d_R}, {"seq_len", N}, {"batch", B},
                                               {"dtype", o.dtype}, {"threads", thread_count()}}) + "\n";
   out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem_gbs)}, {"before", gbs(before.read_gb_s)}, {"after", gbs(after.read_gb_s)}}) + "\n";
-  out += "  " + t("bench.decode.kernel", {{"kernel", kernel}}) + "\n\n";
+  out += "  " + t("bench.decode.kernel", {{"kernel", kernel}, {"chosen", o.kernel == "auto" ? "auto" : "flag"}}) + "\n\n";
   out += render_table(tb) + "\n";
   out += "  " + t("bench.decode.note") + "\n";
   if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";
@@ -227,6 +240,7 @@ void setup_bench(CLI::App& root) {
   dec->add_option("--seq-len", dopt->seq_len, t("bench.opt.seq_len"));
   dec->add_option("--batch", dopt->batch, t("bench.opt.batch"));
   dec->add_option("--dtype", dopt->dtype, t("bench.opt.dtype"));
+  dec->add_option("--kernel", dopt->kernel, t("bench.opt.kernel"));
   dec->add_option("--max-cache-mib", dopt->max_cache_mib, t("bench.opt.max_cache_mib"));
   dec->add_option("--min-time", dopt->min_time, t("bench.opt.min_time"));
   dec->add_option("--threads", dopt->threads, t("cli.opt.threads"));

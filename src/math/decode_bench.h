@@ -57,9 +57,11 @@ struct DecodeBenchResult {
   std::string kernel;      // "avx512", "avx2" (AVX2 + FMA) or "portable": chosen at run time
 };
 // Automatic: the AVX-512 kernel when this CPU has AVX-512F, AVX2 and FMA (x86-64, GCC/clang), else
-// the AVX2 + FMA one when it has both, else the portable one. Avx2: the AVX2 kernel where the CPU
-// has it (so that it stays tested on AVX-512 machines), else the portable one.
-enum class DecodeKernel { Automatic, Avx2, Portable };
+// the AVX2 + FMA one when it has both, else the portable one. Avx512, Avx2: that kernel where the
+// CPU has it (so that each stays tested on a machine that has a faster one), else the next one down.
+enum class DecodeKernel { Automatic, Avx512, Avx2, Portable };
+// Whether this CPU (and this build) runs that kernel itself, with no fallback.
+bool decode_kernel_available(DecodeKernel kernel);
 // bytes_per_number: 4 (float32) or 2 (bf16 storage, float32 arithmetic).
 DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
                                        std::size_t min_reps, double min_seconds,

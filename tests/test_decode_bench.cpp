@@ -113,4 +113,21 @@ TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
     CHECK(e.out.empty());
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
+  // --kernel: a name that is not a kernel, and each kernel by name where this CPU runs it (the
+  // output then names that kernel) or its one-line refusal where it does not
+  CliResult k = run_cli("bench decode --model gpt2 --seq-len 64 --min-time 0 --kernel sse9");
+  CHECK(k.code == 2);
+  CHECK(k.err.find("--kernel must be auto, avx512, avx2 or portable (got sse9)") != std::string::npos);
+  for (const char* name : {"avx512", "avx2", "portable"}) {
+    INFO(name);
+    CliResult e = run_cli(std::string("bench decode --model gpt2 --seq-len 64 --min-time 0 --json --kernel ") + name);
+    if (std::string(name) == "portable") CHECK(e.code == 0);  // runs everywhere
+    if (e.code == 0) {
+      CHECK(nlohmann::json::parse(e.out)["kernel"] == name);
+    } else {
+      CHECK(e.code == 2);
+      CHECK(e.out.empty());
+      CHECK(e.err.find(std::string("--kernel ") + name + ": this CPU cannot run that kernel") != std::string::npos);
+    }
+  }
 }

@@ -165,7 +165,7 @@ void run_decode(const DecodeOptions& o) {
                "GB/s", t("bench.decode.col.of_memory"), "GFLOP/s", t("bench.decode.col.flop_per_byte")};
   tb.right = {false, true, true, true, true, true, true, true};
   std::vector<std::string> skipped;
-  std::string kernel = "portable";
+  const std::string kernel = decode_kernel_name(chosen);  // also when every variant was skipped
   bool any_in_llc = false;
   for (const Row& row : rows) {
     const BenchVariant& v = *row.v;
@@ -177,7 +177,6 @@ void run_decode(const DecodeOptions& o) {
       continue;
     }
     const DecodeBenchResult& r = row.r;
-    kernel = r.kernel;
     double g = static_cast<double>(r.bytes) / r.time.min / 1e9, fl = static_cast<double>(r.flops) / r.time.min / 1e9;
     const bool in_llc = row.cache < 2 * last_level_cache_bytes();  // partly served by the cache
     any_in_llc = any_in_llc || in_llc;

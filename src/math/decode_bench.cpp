@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -42,14 +43,15 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // An array of n numbers on 2 MiB boundaries, not zero-initialized, that asks the kernel for huge
 // pages (Linux's transparent huge pages, when set to "madvise" as Debian ships them): with 4 KiB
-// pages a stream through a 1 GiB cache misses the TLB every 4 KiB, and GQA's decode read 20% less
-// (serving engines allocate their KV caches this way too).
+// pages a stream through a 1 GiB cache misses the TLB every 4 KiB: GQA's decode at batch 8 took
+// 51.5 ms a step without huge pages and 42.4 ms with them (docs/ARCHITECTURE.md).
 template <class T>
 class HugeArray {
  public:
   explicit HugeArray(std::size_t n) {
     if (n == 0) return;
     constexpr std::size_t kHuge = std::size_t{2} << 20;
+    if (n > (SIZE_MAX - kHuge) / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
     p_ = static_cast<T*>(std::aligned_alloc(kHuge, bytes));
     if (p_ == nullptr) throw std::bad_alloc();
@@ -68,7 +70,8 @@ class HugeArray {
   T* p_ = nullptr;
 };
 
-// A float array filled in parallel, so the pages are touched by the threads that will read them.
+// A float array filled in parallel, so that (2 MiB page by page) the threads that will read it
+// touch it first.
 HugeArray<float> make_array(std::size_t n, float value) {
   HugeArray<float> a(n);
   parallel_for(n, 1 << 16, [&](std::size_t b, std::size_t e) { std::fill(a.get() + b, a.get() + e, value); });
@@ -562,8 +565,8 @@ DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint6
         }
         for (std::size_t c = 0; c < Dv; ++c) o[c] /= L;
       }
-    checksum = 0;
-    for (float x : out) checksum += x;
+    checksum = 0;  // weighted by position, so that outputs in the wrong place change it too
+    for (std::size_t i = 0; i < out.size(); ++i) checksum += static_cast<double>(out[i]) * static_cast<double>(1 + i % 97);
   };
   step();  // warm-up
   DecodeBenchResult r;
@@ -678,6 +681,13 @@ bool decode_kernel_available(DecodeKernel kernel) {
   if (kernel == DecodeKernel::Avx512 || kernel == DecodeKernel::Avx2) return false;
 #endif
   return true;  // Automatic always finds one; Portable runs everywhere
+}
+
+std::string decode_kernel_name(DecodeKernel kernel) {
+  if ((kernel == DecodeKernel::Automatic || kernel == DecodeKernel::Avx512) && decode_kernel_available(DecodeKernel::Avx512))
+    return "avx512";
+  if (kernel != DecodeKernel::Portable && decode_kernel_available(DecodeKernel::Avx2)) return "avx2";
+  return "portable";
 }
 
 DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,

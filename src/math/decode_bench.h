@@ -53,15 +53,17 @@ struct DecodeBenchResult {
   Timing time;             // seconds per decode step (one token for each of the B sequences)
   std::uint64_t bytes = 0; // cache bytes read per step
   std::uint64_t flops = 0;
-  double checksum = 0;     // sum of the outputs, so the work cannot be optimized away
-  std::string kernel;      // "avx512", "avx2" (AVX2 + FMA) or "portable": chosen at run time
+  double checksum = 0;     // Σ out[i]·(1 + i mod 97) over the outputs: the work cannot be optimized away
+  std::string kernel;      // the kernel that ran: "avx512", "avx2" (AVX2 + FMA) or "portable"
 };
 // Automatic: the AVX-512 kernel when this CPU has AVX-512F, AVX2 and FMA (x86-64, GCC/clang), else
 // the AVX2 + FMA one when it has both, else the portable one. Avx512, Avx2: that kernel where the
 // CPU has it (so that each stays tested on a machine that has a faster one), else the next one down.
 enum class DecodeKernel { Automatic, Avx512, Avx2, Portable };
-// Whether this CPU (and this build) runs that kernel itself, with no fallback.
+// Whether this CPU (and this build) runs that kernel itself, with no fallback (Automatic and
+// Portable: always true). decode_kernel_name: the name bench_decode_variant reports for it.
 bool decode_kernel_available(DecodeKernel kernel);
+std::string decode_kernel_name(DecodeKernel kernel);
 // bytes_per_number: 4 (float32) or 2 (bf16 storage, float32 arithmetic).
 DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
                                        std::size_t min_reps, double min_seconds,

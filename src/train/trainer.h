@@ -28,7 +28,7 @@ struct TrainConfig {
 
 // The most work one training run may do: 2.5·10^12 floating-point operations, a minute and a half
 // at the speed the trainer reaches on a 2-core machine (the default induction run, 4,000 steps:
-// 2.1·10^12, about 70 s). `attnlab train` and every lesson's --retrain run are held to it (scaled down
+// 2.1·10^12, 70–81 s). `attnlab train` and every lesson's --retrain run are held to it (scaled down
 // under the fuzzers with the lessons' caps, work_cap_scale).
 constexpr double kMaxTrainFlops = 2.5e12;
 

@@ -3,6 +3,7 @@
 // attention per variant at a model's dims, timed in float32 (bf16 storage optional). The kernels
 // and the exact byte/FLOP counts are in src/math/decode_bench.h; words in catalogs/bench.
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -110,14 +111,14 @@ void run_memory(const MemoryOptions& o) {
 
 // --kernel: auto (the fastest this CPU runs) or one by name, refused if this CPU cannot run it.
 DecodeKernel pick_kernel(const std::string& name) {
-  const DecodeKernel k = name == "auto"     ? DecodeKernel::Automatic
-                         : name == "avx512" ? DecodeKernel::Avx512
-                         : name == "avx2"   ? DecodeKernel::Avx2
-                                            : DecodeKernel::Portable;
-  if (name != "auto" && name != "avx512" && name != "avx2" && name != "portable")
-    throw UsageError("bench.err.kernel", {{"flag", "--kernel"}, {"value", name}});
-  if (!decode_kernel_available(k)) throw UsageError("bench.err.kernel_missing", {{"flag", "--kernel"}, {"value", name}});
-  return k;
+  static const std::pair<const char*, DecodeKernel> kNames[] = {
+      {"auto", DecodeKernel::Automatic}, {"avx512", DecodeKernel::Avx512}, {"avx2", DecodeKernel::Avx2}, {"portable", DecodeKernel::Portable}};
+  for (const auto& [n, k] : kNames)
+    if (name == n) {
+      if (!decode_kernel_available(k)) throw UsageError("bench.err.kernel_missing", {{"flag", "--kernel"}, {"value", name}});
+      return k;
+    }
+  throw UsageError("bench.err.kernel", {{"flag", "--kernel"}, {"value", name}});
 }
 
 ModelConfig pick_model(const DecodeOptions& o) {

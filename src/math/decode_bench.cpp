@@ -683,36 +683,44 @@ bool decode_kernel_available(DecodeKernel kernel) {
   return true;  // Automatic always finds one; Portable runs everywhere
 }
 
-std::string decode_kernel_name(DecodeKernel kernel) {
+namespace {
+// The kernel that runs for a request: the one asked for where this CPU has it, else the next one
+// down (Automatic asks for the fastest). Never Automatic.
+DecodeKernel resolve_kernel(DecodeKernel kernel) {
   if ((kernel == DecodeKernel::Automatic || kernel == DecodeKernel::Avx512) && decode_kernel_available(DecodeKernel::Avx512))
-    return "avx512";
-  if (kernel != DecodeKernel::Portable && decode_kernel_available(DecodeKernel::Avx2)) return "avx2";
-  return "portable";
+    return DecodeKernel::Avx512;
+  if (kernel != DecodeKernel::Portable && decode_kernel_available(DecodeKernel::Avx2)) return DecodeKernel::Avx2;
+  return DecodeKernel::Portable;
+}
+
+template <class Kernel>
+DecodeBenchResult run_variant_as(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
+                                 std::size_t min_reps, double min_seconds) {
+  return bytes_per_number == 2 ? run_variant<Kernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
+                               : run_variant<Kernel, float>(v, B, N, min_reps, min_seconds);
+}
+}  // namespace
+
+std::string decode_kernel_name(DecodeKernel kernel) {
+  switch (resolve_kernel(kernel)) {
+    case DecodeKernel::Avx512: return "avx512";
+    case DecodeKernel::Avx2: return "avx2";
+    default: return "portable";
+  }
 }
 
 DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
                                        std::size_t min_reps, double min_seconds, DecodeKernel kernel) {
   if (v.G == 0 || v.H % v.G != 0 || v.Dk % 8 != 0 || v.Dv % 8 != 0 || (v.values_in_keys && v.Dv > v.Dk))
     throw std::invalid_argument("bench_decode_variant: H % G == 0 and widths multiple of 8 required");
+  const DecodeKernel run = resolve_kernel(kernel);
   DecodeBenchResult r;
 #ifdef ATTNLAB_AVX2_KERNEL
-  if ((kernel == DecodeKernel::Automatic || kernel == DecodeKernel::Avx512) && decode_kernel_available(DecodeKernel::Avx512)) {
-    r = bytes_per_number == 2 ? run_variant<Avx512Kernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
-                              : run_variant<Avx512Kernel, float>(v, B, N, min_reps, min_seconds);
-    r.kernel = "avx512";
-    return r;
-  }
-  if (kernel != DecodeKernel::Portable && decode_kernel_available(DecodeKernel::Avx2)) {
-    r = bytes_per_number == 2 ? run_variant<Avx2Kernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
-                              : run_variant<Avx2Kernel, float>(v, B, N, min_reps, min_seconds);
-    r.kernel = "avx2";
-    return r;
-  }
+  if (run == DecodeKernel::Avx512) r = run_variant_as<Avx512Kernel>(v, B, N, bytes_per_number, min_reps, min_seconds);
+  if (run == DecodeKernel::Avx2) r = run_variant_as<Avx2Kernel>(v, B, N, bytes_per_number, min_reps, min_seconds);
 #endif
-  (void)kernel;
-  r = bytes_per_number == 2 ? run_variant<PortableKernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
-                            : run_variant<PortableKernel, float>(v, B, N, min_reps, min_seconds);
-  r.kernel = "portable";
+  if (run == DecodeKernel::Portable) r = run_variant_as<PortableKernel>(v, B, N, bytes_per_number, min_reps, min_seconds);
+  r.kernel = decode_kernel_name(run);
   return r;
 }
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -94,13 +93,12 @@ void run_lesson(const LessonOptions& o) {
   if (o.step) select_steps(trace, *o.step, text());
   if (o.html) write_page("--html", *o.html, render_html(trace, HtmlOptions{o.precision}));
   if (o.json) {
-    write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f); });
+    std::size_t bytes = 0;  // counted as written: /dev/null or a pipe has no file size to read back
+    write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f, &bytes); });
     if (*o.json != "-") {  // a file: say what was written (stdout stays the trace's alone)
-      std::error_code ec;
-      auto bytes = std::filesystem::file_size(*o.json, ec);
       std::fflush(stdout);
       std::fprintf(stderr, "%s\n", text()("cli.lesson.wrote", {{"path", *o.json}, {"n", trace.tensor_order.size()},
-                                                               {"bytes", ec ? 0 : static_cast<std::int64_t>(bytes)}}).c_str());
+                                                               {"bytes", static_cast<std::int64_t>(bytes)}}).c_str());
     }
     return;
   }

@@ -28,6 +28,7 @@ class Sink {
   explicit Sink(std::string* str) : str_(str) {}
 
   void write(const char* p, std::size_t n) {
+    written_ += n;
     if (str_ != nullptr) {
       str_->append(p, n);
       return;
@@ -42,6 +43,7 @@ class Sink {
   }
   void write(const std::string& s) { write(s.data(), s.size()); }
   bool to_file() const { return file_ != nullptr; }
+  std::size_t written() const { return written_; }  // bytes of the document so far
 
   // Flushes everything; false if any write failed.
   bool finish() {
@@ -64,6 +66,7 @@ class Sink {
   std::FILE* file_ = nullptr;
   std::string* str_ = nullptr;
   std::string buf_;
+  std::size_t written_ = 0;
   bool ok_ = true;
 };
 
@@ -363,9 +366,10 @@ std::string trace_to_json(const Trace& trace) {
   return out;
 }
 
-bool write_trace_json(const Trace& trace, std::FILE* out) {
+bool write_trace_json(const Trace& trace, std::FILE* out, std::size_t* bytes) {
   Sink sink(out);
   write_trace(trace, sink);
+  if (bytes != nullptr) *bytes = sink.written();
   return sink.finish();
 }
 

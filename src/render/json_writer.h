@@ -15,7 +15,8 @@ std::string trace_to_json(const Trace& trace);
 
 // The same bytes streamed to `out` through a reused buffer, tensor numbers formatted on
 // thread_count() threads; never holds the document in memory. Flushes `out`; returns false
-// when any write failed (e.g. the disk is full), true otherwise.
-bool write_trace_json(const Trace& trace, std::FILE* out);
+// when any write failed (e.g. the disk is full), true otherwise. `bytes`, if given, receives the
+// document's length (what was written, also to a device such as /dev/null that keeps no size).
+bool write_trace_json(const Trace& trace, std::FILE* out, std::size_t* bytes = nullptr);
 
 }  // namespace attn

@@ -119,6 +119,13 @@ inline void prefetch_row(const T* p, std::size_t n) {
   const char* c = reinterpret_cast<const char*>(p);
   for (std::size_t b = 0; b < n * sizeof(T); b += 64) __builtin_prefetch(c + b);
 }
+// The same into the L2 cache only: rows wanted a whole block later, which would push the rows in
+// use out of L1.
+template <class T>
+inline void prefetch_row_l2(const T* p, std::size_t n) {
+  const char* c = reinterpret_cast<const char*>(p);
+  for (std::size_t b = 0; b < n * sizeof(T); b += 64) __builtin_prefetch(c + b, 0, 2);
+}
 inline void scale_row(float s, float* acc, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) acc[i] *= s;
 }
@@ -451,6 +458,7 @@ struct Avx512Kernel {
 
 constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
 constexpr std::size_t kAhead = 16;   // cache rows requested ahead of the one being read
+constexpr std::size_t kPieces = 8;   // calls of a block's weighted sums, each after a share of prefetches
 
 // One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
 // unnormalized output acc (Hg, Dv), updated block by block (online softmax).
@@ -496,13 +504,50 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
       m[h] = mn;
     }
     for (std::size_t j = 0; n0 + nb + j < r1 && j < kAhead; ++j) prefetch_row(K + (n0 + nb + j) * k_stride, Dk);  // the next block's first keys
+    // The weighted sums in about kPieces calls (a head pair's rows cut in pieces where there are
+    // few pairs), and before each call a share of the rest of the next block's keys asked for
+    // (into L2): the memory keeps streaming while this block's values are summed, instead of
+    // waiting for the next block's scores to ask. A piece re-reads the accumulators, never
+    // reorders a sum: the same numbers.
+    const std::size_t pairs = (Hg + 1) / 2, cuts = std::max<std::size_t>(1, kPieces / pairs);
+    const std::size_t piece = (nb + cuts - 1) / cuts;
+    std::size_t pf = std::min(r1, n0 + nb + kAhead), pf_end = std::min(r1, n0 + nb + kBlock);
+    const std::size_t chunks = pairs * ((nb + piece - 1) / piece);
+    std::size_t chunk = 0;
+    auto prefetch_share = [&] {
+      std::size_t left = chunks - chunk++, n = pf_end > pf ? (pf_end - pf + left - 1) / left : 0;
+      for (; n > 0; --n, ++pf) prefetch_row_l2(K + pf * k_stride, Dk);
+    };
     std::size_t h = 0;
     for (; h + 2 <= Hg; h += 2)
-      Kernel::weighted_rows2(&s[h * kBlock], &s[(h + 1) * kBlock], V + n0 * v_stride, v_stride, nb, acc + h * Dv,
-                             acc + (h + 1) * Dv, Dv);
-    if (h < Hg) Kernel::weighted_rows(&s[h * kBlock], V + n0 * v_stride, v_stride, nb, acc + h * Dv, Dv);
+      for (std::size_t j0 = 0; j0 < nb; j0 += piece) {
+        prefetch_share();
+        Kernel::weighted_rows2(&s[h * kBlock + j0], &s[(h + 1) * kBlock + j0], V + (n0 + j0) * v_stride, v_stride,
+                               std::min(piece, nb - j0), acc + h * Dv, acc + (h + 1) * Dv, Dv);
+      }
+    if (h < Hg)
+      for (std::size_t j0 = 0; j0 < nb; j0 += piece) {
+        prefetch_share();
+        Kernel::weighted_rows(&s[h * kBlock + j0], V + (n0 + j0) * v_stride, v_stride, std::min(piece, nb - j0),
+                              acc + h * Dv, Dv);
+      }
   }
 }
+
+constexpr std::uint32_t kKeySalt = 1, kValueSalt = 2;
+
+// Number i of a cache (keys: salt 1, values: salt 2) as stored with bytes_per_number 4 or 2
+// (bf16: the float's top 16 bits), and number i of the queries.
+float bench_cache_number(std::size_t i, std::uint32_t salt, int bytes_per_number) {
+  float x = static_cast<float>(((i * 2654435761u + salt) >> 8) % 1000) / 1000.0f - 0.5f;
+  if (bytes_per_number == 4) return x;
+  std::uint32_t w;
+  std::memcpy(&w, &x, 4);
+  w &= 0xFFFF0000u;
+  std::memcpy(&x, &w, 4);
+  return x;
+}
+float bench_query_number(std::size_t i) { return static_cast<float>(i % 7) / 7.0f - 0.4f; }
 
 template <class Kernel, class T>
 DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, std::size_t min_reps,
@@ -517,22 +562,22 @@ DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint6
   auto fill = [&](T* p, std::size_t n, std::uint32_t salt) {
     parallel_for(n, 1 << 16, [&, p, salt](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
-        float x = static_cast<float>(((i * 2654435761u + salt) >> 8) % 1000) / 1000.0f - 0.5f;
+        float x = bench_cache_number(i, salt, sizeof(T));
         if constexpr (sizeof(T) == 4) {
           p[i] = x;
         } else {
           std::uint32_t w;
           std::memcpy(&w, &x, 4);
-          p[i] = static_cast<std::uint16_t>(w >> 16);
+          p[i] = static_cast<std::uint16_t>(w >> 16);  // exact: x is already a bf16 value
         }
       }
     });
   };
-  fill(K.get(), rows * k_stride, 1);
-  if (Vc) fill(Vc.get(), rows * v_stride, 2);
+  fill(K.get(), rows * k_stride, kKeySalt);
+  if (Vc) fill(Vc.get(), rows * v_stride, kValueSalt);
   const T* Vbase = v.values_in_keys ? K.get() : Vc.get();
   std::vector<float> q(B * v.H * Dk);
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(i % 7) / 7.0f - 0.4f;
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = bench_query_number(i);
   const float scale = 1.0f / std::sqrt(static_cast<float>(Dk));
   // split each cache's rows across the threads (flash-decoding), then combine the pieces
   const std::size_t threads = thread_count();
@@ -700,6 +745,42 @@ DecodeBenchResult run_variant_as(const BenchVariant& v, std::uint64_t B, std::ui
                                : run_variant<Kernel, float>(v, B, N, min_reps, min_seconds);
 }
 }  // namespace
+
+// The plain way, in double: for each sequence, KV head and query head, every score, one softmax
+// over all N of them, then the weighted sum of the value rows; no blocks, no threads, no SIMD.
+BenchReference bench_decode_reference(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number) {
+  const std::size_t Hg = v.H / v.G, Dk = v.Dk, Dv = v.Dv, v_stride = v.values_in_keys ? Dk : Dv;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(static_cast<float>(Dk)));
+  BenchReference r;
+  std::vector<double> p(N);
+  for (std::size_t sq = 0; sq < B * v.G; ++sq)  // sq = batch · G + g
+    for (std::size_t h = 0; h < Hg; ++h) {
+      const std::size_t q0 = (sq * Hg + h) * Dk;  // (batch · H + g · Hg + h) · Dk
+      double m = -INFINITY, sum = 0;
+      for (std::size_t n = 0; n < N; ++n) {
+        double dot = 0;
+        for (std::size_t c = 0; c < Dk; ++c)
+          dot += static_cast<double>(bench_query_number(q0 + c)) *
+                 bench_cache_number((sq * N + n) * Dk + c, kKeySalt, bytes_per_number);
+        p[n] = dot * scale;
+        m = std::max(m, p[n]);
+      }
+      for (std::size_t n = 0; n < N; ++n) sum += (p[n] = std::exp(p[n] - m));
+      for (std::size_t c = 0; c < Dv; ++c) {
+        double o = 0;
+        for (std::size_t n = 0; n < N; ++n) {
+          std::size_t at = (sq * N + n) * v_stride + c;
+          o += p[n] * (v.values_in_keys ? bench_cache_number(at, kKeySalt, bytes_per_number)
+                                        : bench_cache_number(at, kValueSalt, bytes_per_number));
+        }
+        std::size_t i = (sq * Hg + h) * Dv + c;
+        double w = static_cast<double>(1 + i % 97);
+        r.checksum += o / sum * w;
+        r.magnitude += std::fabs(o / sum) * w;
+      }
+    }
+  return r;
+}
 
 std::string decode_kernel_name(DecodeKernel kernel) {
   switch (resolve_kernel(kernel)) {

@@ -69,4 +69,12 @@ DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, s
                                        std::size_t min_reps, double min_seconds,
                                        DecodeKernel kernel = DecodeKernel::Automatic);
 
+// The same decode step computed the plain way, in double, over the very numbers the benchmark
+// stores (keys, values, queries): its checksum (Σ out[i]·(1 + i mod 97)) and Σ |out[i]|·(1 + i mod 97),
+// the scale a float32 kernel's checksum is compared at. For tests, at small sizes.
+struct BenchReference {
+  double checksum = 0, magnitude = 0;
+};
+BenchReference bench_decode_reference(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number);
+
 }  // namespace attn

@@ -64,6 +64,18 @@ TEST_CASE("bench: every variant's kernel runs in f32 and bf16 and reports the fo
   }
 }
 
+TEST_CASE("bench: sysfs cache sizes are read in bytes, anything else is 0", "[bench]") {
+  CHECK(parse_cache_size("32768K\n") == 32ull << 20);
+  CHECK(parse_cache_size("2M") == 2ull << 20);
+  CHECK(parse_cache_size("1G") == 1ull << 30);
+  CHECK(parse_cache_size("512") == 512);
+  CHECK(parse_cache_size("") == 0);
+  CHECK(parse_cache_size("K") == 0);
+  CHECK(parse_cache_size("12X") == 0);
+  CHECK(parse_cache_size("99999999999999999999K") == 0);  // past 64 bits: not wrapped around
+  CHECK(parse_cache_size("18014398509481984K") == 0);     // 2^54 KiB = 2^64 bytes
+}
+
 TEST_CASE("bench: every kernel's decode step is attention over the whole cache, as a plain double loop computes it", "[bench]") {
   // The kernels are compared with each other below; this compares them all with softmax over all
   // N scores at once, so a row skipped or summed twice by the blocked, threaded path fails.

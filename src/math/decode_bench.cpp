@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <stdexcept>
 
@@ -691,7 +692,37 @@ MemoryBench bench_memory(std::size_t n, std::size_t min_reps, double min_seconds
   return r;
 }
 
+std::uint64_t parse_cache_size(const std::string& text) {
+  std::uint64_t v = 0;
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (v > (UINT64_MAX - 9) / 10) return 0;
+    v = v * 10 + static_cast<std::uint64_t>(text[i] - '0');
+  }
+  if (i == 0) return 0;
+  std::string unit = text.substr(i);
+  while (!unit.empty() && (unit.back() == '\n' || unit.back() == ' ')) unit.pop_back();
+  std::uint64_t scale = unit.empty() ? 1 : unit == "K" ? 1ULL << 10 : unit == "M" ? 1ULL << 20 : unit == "G" ? 1ULL << 30 : 0;
+  if (scale == 0 || v > UINT64_MAX / scale) return 0;
+  return v * scale;
+}
+
 std::uint64_t last_level_cache_bytes() {
+  // Linux's sysfs first: the cache this CPU shares, as the (virtual) machine presents it. glibc's
+  // sysconf can report the whole host's L3 instead (384 MiB on a 2-vCPU AMD EPYC guest whose L3
+  // is 32 MiB), which would star caches that in fact come from memory.
+  int best_level = 0;
+  std::uint64_t best = 0;
+  for (int index = 0; index < 16; ++index) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int level = 0;
+    std::string type, size;
+    if (!(level_file >> level) || !(type_file >> type) || !std::getline(size_file, size)) continue;
+    std::uint64_t bytes = parse_cache_size(size);
+    if (type != "Instruction" && bytes > 0 && level > best_level) best_level = level, best = bytes;
+  }
+  if (best_level >= 2) return best;
 #if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
   for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
     long v = sysconf(name);

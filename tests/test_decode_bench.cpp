@@ -79,25 +79,30 @@ TEST_CASE("bench: sysfs cache sizes are read in bytes, anything else is 0", "[be
 TEST_CASE("bench: every kernel's decode step is attention over the whole cache, as a plain double loop computes it", "[bench]") {
   // The kernels are compared with each other below; this compares them all with softmax over all
   // N scores at once, so a row skipped or summed twice by the blocked, threaded path fails.
-  // 501 rows: blocks of 64 and a last one of odd length. Three threads: MQA's one cache is split
-  // in three pieces, GQA's two in two, and the pieces' softmaxes are combined.
+  // 501 rows: blocks of 64 and a last one of odd length; 449: a last block of one row. Three
+  // threads: MQA's one cache is split in three pieces, GQA's two in two, and the pieces' softmaxes
+  // are combined. 10 heads in 2 groups: 5 query heads a KV head, two pairs and a lone head.
   struct ThreadsGuard {
     ~ThreadsGuard() { set_threads(0); }
   } guard;
   set_threads(3);
-  std::vector<BenchVariant> variants = bench_variants(8, 2, 24, 16, 8), wide = bench_variants(8, 2, 136, 144, 8);
+  std::vector<BenchVariant> variants = bench_variants(8, 2, 24, 16, 8), wide = bench_variants(8, 2, 136, 144, 8),
+                            odd = bench_variants(10, 2, 24, 16, 8);
   variants.insert(variants.end(), wide.begin(), wide.end());
+  variants.insert(variants.end(), odd.begin(), odd.end());
   for (const BenchVariant& v : variants)
-    for (int bytes : {4, 2}) {
-      BenchReference ref = bench_decode_reference(v, 1, 501, bytes);
-      REQUIRE(ref.magnitude > 0);
-      for (DecodeKernel k : {DecodeKernel::Portable, DecodeKernel::Avx2, DecodeKernel::Avx512}) {
-        DecodeBenchResult r = bench_decode_variant(v, 1, 501, bytes, 1, 0.0, k);
-        INFO(v.id << " " << bytes << " bytes, " << r.kernel << ": " << r.checksum << " vs " << ref.checksum);
-        // float32 scores, exp and sums: within 5e-7 of the scale here (measured), 1e-5 allowed
-        CHECK(std::fabs(r.checksum - ref.checksum) <= 1e-5 * ref.magnitude);
+    for (std::uint64_t N : {501, 449})
+      for (int bytes : {4, 2}) {
+        BenchReference ref = bench_decode_reference(v, 1, N, bytes);
+        REQUIRE(ref.magnitude > 0);
+        for (DecodeKernel k : {DecodeKernel::Portable, DecodeKernel::Avx2, DecodeKernel::Avx512}) {
+          DecodeBenchResult r = bench_decode_variant(v, 1, N, bytes, 1, 0.0, k);
+          INFO(v.id << " H " << v.H << " G " << v.G << ", " << N << " rows, " << bytes << " bytes, " << r.kernel << ": "
+                    << r.checksum << " vs " << ref.checksum);
+          // float32 scores, exp and sums: within 5e-7 of the scale here (measured), 1e-5 allowed
+          CHECK(std::fabs(r.checksum - ref.checksum) <= 1e-5 * ref.magnitude);
+        }
       }
-    }
 }
 
 TEST_CASE("bench: the AVX-512 and AVX2 kernels, where the CPU has them, compute what the portable one does", "[bench]") {

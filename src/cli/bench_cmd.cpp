@@ -49,8 +49,8 @@ void require_range(std::int64_t v, std::int64_t lo, std::int64_t hi, const char*
 }
 
 // Arrays far larger than the last-level cache: 4 times it, 256 MiB at least, 2 GiB at most (the
-// triad's three arrays then stay within 6 GiB). A 2-core VM can report a 300 MiB L3 shared with
-// the whole host: 256 MiB arrays would partly be read from it.
+// triad's three arrays then stay within 6 GiB). A 2-core VM on an Intel host can share a 300 MiB
+// L3 with the whole host: 256 MiB arrays would partly be read from it.
 std::int64_t default_array_mib() {
   std::uint64_t mib = (4 * last_level_cache_bytes() + kMiB - 1) / kMiB;
   mib = (mib + 63) / 64 * 64;

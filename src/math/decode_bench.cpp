@@ -15,12 +15,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <new>
 #include <stdexcept>
 
 #if defined(__unix__)
 #include <sys/mman.h>
 #include <unistd.h>
+#endif
+#if defined(__linux__)
+#include <sched.h>
 #endif
 
 #include "cpu.h"
@@ -707,22 +711,43 @@ std::uint64_t parse_cache_size(const std::string& text) {
   return v * scale;
 }
 
-std::uint64_t last_level_cache_bytes() {
-  // Linux's sysfs first: the cache this CPU shares, as the (virtual) machine presents it. glibc's
-  // sysconf can report the whole host's L3 instead (384 MiB on a 2-vCPU AMD EPYC guest whose L3
-  // is 32 MiB), which would star caches that in fact come from memory.
+namespace {
+
+// Linux's sysfs: the highest cache level listed for the CPUs this process may run on, summed over
+// the distinct caches of that level (told apart by the CPUs each is shared by). A 2-vCPU guest
+// whose cores share one L3 gets that L3 (32 MiB on the 2026-12-02 AMD EPYC guest, where glibc's
+// sysconf says the host's 384); a 12-CCD EPYC on bare metal gets its twelve L3s together, as
+// threads on every core can use them all. 0 if sysfs lists no cache of level 2 or more.
+std::uint64_t sysfs_last_level_cache_bytes() {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const bool have_set = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
   int best_level = 0;
-  std::uint64_t best = 0;
-  for (int index = 0; index < 16; ++index) {
-    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
-    int level = 0;
-    std::string type, size;
-    if (!(level_file >> level) || !(type_file >> type) || !std::getline(size_file, size)) continue;
-    std::uint64_t bytes = parse_cache_size(size);
-    if (type != "Instruction" && bytes > 0 && level > best_level) best_level = level, best = bytes;
+  std::map<std::string, std::uint64_t> caches;  // the CPUs a cache is shared by -> its bytes
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (have_set ? !CPU_ISSET(cpu, &allowed) : cpu > 0) continue;
+    for (int index = 0; index < 16; ++index) {
+      std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index" + std::to_string(index) + "/";
+      std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
+      int level = 0;
+      std::string type, size, shared;
+      if (!(level_file >> level) || !(type_file >> type) || !std::getline(size_file, size) || !(shared_file >> shared)) continue;
+      std::uint64_t bytes = parse_cache_size(size);
+      if (type == "Instruction" || bytes == 0 || level < best_level) continue;
+      if (level > best_level) best_level = level, caches.clear();
+      caches[shared] = bytes;
+    }
   }
-  if (best_level >= 2) return best;
+  std::uint64_t total = 0;
+  for (const auto& [cpus, bytes] : caches) total += bytes;
+  if (best_level >= 2) return total;
+#endif
+  return 0;
+}
+
+std::uint64_t find_last_level_cache_bytes() {
+  if (std::uint64_t b = sysfs_last_level_cache_bytes()) return b;
 #if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
   for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
     long v = sysconf(name);
@@ -730,6 +755,13 @@ std::uint64_t last_level_cache_bytes() {
   }
 #endif
   return 0;
+}
+
+}  // namespace
+
+std::uint64_t last_level_cache_bytes() {
+  static const std::uint64_t bytes = find_last_level_cache_bytes();  // read once a run
+  return bytes;
 }
 
 std::vector<BenchVariant> bench_variants(std::uint64_t H, std::uint64_t G, std::uint64_t Dh, std::uint64_t C,

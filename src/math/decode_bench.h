@@ -26,8 +26,9 @@ struct MemoryBench {
   double read_gb_s = 0, triad_gb_s = 0;
 };
 MemoryBench bench_memory(std::size_t floats, std::size_t min_reps, double min_seconds);
-// The last-level cache's size in bytes: the highest level Linux lists for CPU 0 in sysfs, else
-// as the C library reports it (L3, else L2); 0 if unknown.
+// The last-level cache's size in bytes: the highest level Linux lists in sysfs, summed over its
+// distinct caches on the CPUs this process may run on; else as the C library reports it (L3,
+// else L2); 0 if unknown. Read once a run.
 std::uint64_t last_level_cache_bytes();
 // A sysfs cache size ("32768K", "2M", "512"): bytes, 0 if it is not one.
 std::uint64_t parse_cache_size(const std::string& text);

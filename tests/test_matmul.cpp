@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -150,13 +151,19 @@ TEST_CASE("set_threads and parallel_for cover every index once", "[matmul]") {
 
 TEST_CASE("transpose, split and merge heads move every number", "[matmul]") {
   Rng rng(3);
+  // within one 64 x 64 block and one 8 x 8 tile, across several of each, partial ones at the edges
+  for (auto [R, C] : {std::pair<std::size_t, std::size_t>{1, 1}, {37, 45}, {64, 64}, {130, 67}, {8, 200}, {3, 129}}) {
+    Tensor x = randn(rng, {R, C});
+    Tensor t = transpose(x);
+    INFO(R << " x " << C);
+    CHECK(t.shape == Shape{C, R});
+    bool moved = true;
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < C; ++j) moved = moved && t(j, i) == x(i, j);
+    CHECK(moved);
+  }
   Tensor x = randn(rng, {37, 45});
-  Tensor t = transpose(x);
-  CHECK(t.shape == Shape{45, 37});
   bool ok = true;
-  for (std::size_t i = 0; i < 37; ++i)
-    for (std::size_t j = 0; j < 45; ++j) ok = ok && t(j, i) == x(i, j);
-  CHECK(ok);
   Tensor h = split_heads(x, 5);
   CHECK(h.shape == Shape{5, 37, 9});
   for (std::size_t hd = 0; hd < 5; ++hd)
@@ -164,6 +171,26 @@ TEST_CASE("transpose, split and merge heads move every number", "[matmul]") {
       for (std::size_t d = 0; d < 9; ++d) ok = ok && h(hd, r, d) == x(r, hd * 9 + d);
   CHECK(ok);
   CHECK(merge_heads(h).data == x.data);
+}
+
+TEST_CASE("matmul_bt is matmul with the second operand transposed, bit for bit", "[matmul]") {
+  // a few rows take the dot-product path (4 outputs at a time, then the rest), more rows the
+  // transpose and the blocked kernel; both must give matmul(a, transpose(b))'s bits at any thread count
+  ThreadsGuard guard;
+  Rng rng(17);
+  for (std::size_t threads : {1, 2, 3})
+    for (std::size_t M : {1, 2, 4, 5, 9})
+      for (std::size_t N : {1, 3, 4, 7, 300})
+        for (std::size_t K : {1, 2, 17, 100}) {
+          set_threads(threads);
+          Tensor a = randn(rng, {M, K}), b = randn(rng, {N, K});
+          if (M == 2 && K == 2) a.data[0] = -0.0, b.data[0] = 0.0;  // a signed zero product
+          Tensor got = matmul_bt(a, b), want = matmul(a, transpose(b));
+          INFO(M << " x " << K << " by (" << N << " x " << K << ")^T, " << threads << " threads");
+          CHECK(got.shape == Shape{M, N});
+          CHECK(std::memcmp(got.data.data(), want.data.data(), want.data.size() * sizeof(double)) == 0);
+        }
+  CHECK_THROWS(matmul_bt(randn(rng, {2, 3}), randn(rng, {4, 5})));
 }
 
 TEST_CASE("the parallel normal fill draws the sequential numbers and leaves the same state", "[random]") {

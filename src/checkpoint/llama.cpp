@@ -199,7 +199,7 @@ Tensor LlamaModel::logits(const Tensor& x) const {
   for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
     std::size_t n = std::min(kBlock, V - v0);
     Tensor rows = ck_.read_rows(head, {V, D}, v0, n);  // (n, D)
-    Tensor part = matmul(f, transpose(rows));           // (T, n)
+    Tensor part = matmul_bt(f, rows);                   // (T, n)
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t j = 0; j < n; ++j) out(t, v0 + j) = part(t, j);
   }

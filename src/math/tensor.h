@@ -59,6 +59,10 @@ struct Tensor {
 Tensor matmul(const Tensor& a, const Tensor& b);
 // transpose: (M, N) -> (N, M)
 Tensor transpose(const Tensor& a);
+// matmul_bt: a (M, K) @ bᵀ for b (N, K) -> (M, N), the bits of matmul(a, transpose(b)). For a few
+// rows (a decode step against a vocabulary's rows) each output is a dot product of two stored
+// rows, with no transposed copy; for more rows, the transpose and the blocked kernel.
+Tensor matmul_bt(const Tensor& a, const Tensor& b);
 // add_bias: x (M, N) + b (N) broadcast over rows; x (N) + b (N) also works.
 Tensor add_bias(const Tensor& x, const Tensor& b);
 

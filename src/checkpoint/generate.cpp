@@ -36,14 +36,16 @@ Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V,
   return bmm(softmax_rows(scores), V_exp);  // (H, n, Dh)
 }
 
-Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids, KvCache& cache) {
+Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids, KvCache& cache,
+                   const std::vector<Gpt2LayerWeights>* layers) {
   const ModelConfig& m = model.config();
   std::size_t t0 = cache.tokens(), H = m.n_h;
   cache.K.resize(m.l);
   cache.V.resize(m.l);
   Tensor x = model.embed(ids, t0);  // (n, D)
+  Gpt2LayerWeights read;
   for (std::size_t i = 0; i < m.l; ++i) {
-    Gpt2LayerWeights w = model.layer(i);
+    const Gpt2LayerWeights& w = layers != nullptr ? (*layers)[i] : (read = model.layer(i));
     Tensor a = layernorm(x, w.ln1_g, w.ln1_b, model.eps()).out;           // (n, D)
     Tensor q = split_heads(add_bias(matmul(a, w.W_Q), w.b_Q), H);          // (H, n, Dh)
     cache.K[i] = append_tokens(cache.K[i], split_heads(add_bias(matmul(a, w.W_K), w.b_K), H));  // (H, t, Dh)
@@ -56,15 +58,17 @@ Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids,
   return model.logits(x);  // (n, V)
 }
 
-Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache) {
+Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,
+                    const std::vector<LlamaLayerWeights>* layers) {
   const ModelConfig& m = model.config();
   double eps = model.settings().rms_eps;
   std::size_t t0 = cache.tokens(), H = m.n_h, G = m.n_g;
   cache.K.resize(m.l);
   cache.V.resize(m.l);
   Tensor x = model.embed(ids);  // (n, D): no position embeddings, RoPE rotates q and k below
+  LlamaLayerWeights read;
   for (std::size_t i = 0; i < m.l; ++i) {
-    LlamaLayerWeights w = model.layer(i);
+    const LlamaLayerWeights& w = layers != nullptr ? (*layers)[i] : (read = model.layer(i));
     Tensor a = rmsnorm(x, w.attn_norm, eps).out;                                             // (n, D)
     Tensor q = apply_rope_half(split_heads(add_bias(matmul(a, w.W_Q), w.b_Q), H), model.inv_freq(), t0);  // (H, n, Dh)
     Tensor k = apply_rope_half(split_heads(add_bias(matmul(a, w.W_K), w.b_K), G), model.inv_freq(), t0);  // (G, n, Dh)
@@ -79,9 +83,43 @@ Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& id
 
 namespace {
 
-Tensor extend(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& ids, KvCache& cache) {
-  return gpt2 != nullptr ? gpt2_extend(*gpt2, ids, cache) : llama_extend(*llama, ids, cache);
+// The numbers of a layer's weight matrices (the vectors are a rounding error beside them).
+std::size_t matrix_numbers(const Gpt2LayerWeights& w) {
+  return w.W_Q.numel() + w.W_K.numel() + w.W_V.numel() + w.W_O.numel() + w.W_1.numel() + w.W_2.numel();
 }
+std::size_t matrix_numbers(const LlamaLayerWeights& w) {
+  return w.W_Q.numel() + w.W_K.numel() + w.W_V.numel() + w.W_O.numel() + w.W_gate.numel() + w.W_up.numel() +
+         w.W_down.numel();
+}
+
+// Every layer's weights read once, as doubles, for all the steps of a run, when they fit in
+// `budget` bytes; else none is kept and each step reads each layer again.
+template <class Model, class Weights>
+std::vector<Weights> keep_layers(const Model& model, double budget) {
+  std::vector<Weights> layers;
+  const std::size_t L = model.config().l;
+  Weights first = model.layer(0);
+  if (static_cast<double>(matrix_numbers(first)) * sizeof(double) * static_cast<double>(L) > budget) return layers;
+  layers.reserve(L);
+  layers.push_back(std::move(first));
+  for (std::size_t i = 1; i < L; ++i) layers.push_back(model.layer(i));
+  return layers;
+}
+
+struct Family {
+  const Gpt2Model* gpt2;
+  const LlamaModel* llama;
+  std::vector<Gpt2LayerWeights> gpt2_layers;
+  std::vector<LlamaLayerWeights> llama_layers;
+  Family(const Gpt2Model* g, const LlamaModel* l, double budget) : gpt2(g), llama(l) {
+    if (gpt2 != nullptr) gpt2_layers = keep_layers<Gpt2Model, Gpt2LayerWeights>(*gpt2, budget);
+    else llama_layers = keep_layers<LlamaModel, LlamaLayerWeights>(*llama, budget);
+  }
+  Tensor extend(const std::vector<std::int64_t>& ids, KvCache& cache) const {
+    if (gpt2 != nullptr) return gpt2_extend(*gpt2, ids, cache, gpt2_layers.empty() ? nullptr : &gpt2_layers);
+    return llama_extend(*llama, ids, cache, llama_layers.empty() ? nullptr : &llama_layers);
+  }
+};
 
 // The argmax of row r of logits (lowest id on a tie), its logit and softmax probability.
 GenerateStep choose(const Tensor& logits, std::size_t r) {
@@ -100,14 +138,15 @@ GenerateStep choose(const Tensor& logits, std::size_t r) {
 }  // namespace
 
 GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
-                            std::size_t n) {
+                            std::size_t n, double keep_layer_bytes) {
   GenerateRun run;
   run.ids = prompt;
   std::size_t V = gpt2 != nullptr ? gpt2->config().vocab : llama->config().vocab;
   run.logits = Tensor({n, V});
+  const Family family(gpt2, llama, keep_layer_bytes);
   std::vector<std::int64_t> feed = prompt;  // step 0: the whole prompt (prefill); then one token
   for (std::size_t s = 0; s < n; ++s) {
-    Tensor logits = extend(gpt2, llama, feed, run.cache);  // (rows fed, V)
+    Tensor logits = family.extend(feed, run.cache);  // (rows fed, V)
     std::size_t last = logits.dim(0) - 1;
     for (std::size_t j = 0; j < V; ++j) run.logits(s, j) = logits(last, j);
     GenerateStep step = choose(logits, last);

@@ -28,9 +28,12 @@ Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V,
 Tensor append_tokens(const Tensor& cache, const Tensor& rows);
 
 // n new tokens (positions cache.tokens() …) through every layer, reading and growing the cache
-// (created on the first call): the logits of the new rows, (n, V).
-Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids, KvCache& cache);
-Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache);
+// (created on the first call): the logits of the new rows, (n, V). `layers`: every layer's
+// weights already read (generate_greedy keeps them for a run), else each layer is read here.
+Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids, KvCache& cache,
+                   const std::vector<Gpt2LayerWeights>* layers = nullptr);
+Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,
+                    const std::vector<LlamaLayerWeights>* layers = nullptr);
 
 struct GenerateStep {
   std::int64_t id = 0;          // the token chosen: argmax of the logits (lowest id on a tie)
@@ -45,9 +48,15 @@ struct GenerateRun {
   KvCache cache;                    // after the last step: T0 + N − 1 tokens (the last token is not fed)
 };
 
+// generate_greedy reads every layer's weights once, as doubles, when all of them take at most
+// this many bytes (GPT-2 124M's take 680 MB), and keeps them for every step; a larger model's
+// layers are read again at each step, so memory stays at one layer's weights.
+constexpr double kKeptLayerBytes = 2.0 * (1u << 30);
+
 // N greedy steps after `prompt`, for whichever family `gpt2` / `llama` is (exactly one non-null).
+// keep_layer_bytes: the budget above (tests pass 0 to read the layers at every step).
 GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
-                            std::size_t n);
+                            std::size_t n, double keep_layer_bytes = kKeptLayerBytes);
 // The full forward's logits over all of run.ids but the last, rows T0 − 1 …: (N, V), and the
 // largest |difference| from the cached ones.
 double cached_vs_full(const Gpt2Model* gpt2, const LlamaModel* llama, const GenerateRun& run, std::size_t prompt_len,

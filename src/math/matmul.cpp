@@ -263,6 +263,12 @@ void gemm_simple(const double* A, const double* B, double* C, std::size_t M, std
 
 // Few rows (a vector times a matrix, a handful of tokens): B is read once, so packing it would
 // only double the memory traffic. Columns j0 … j1 in strips that keep the output rows in L1.
+// Compiled three times, the best chosen when the program loads (GCC's and clang's target_clones):
+// the loop over j vectorizes 8, 4 or 2 wide, each lane still one output's own in-order sum with
+// a separate multiply and add (no "fma" target), so the bits are the baseline build's.
+#if defined(ATTNLAB_X86) && defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 void gemm_few_rows(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
                    std::size_t j0, std::size_t j1) {
   constexpr std::size_t kStrip = 512;

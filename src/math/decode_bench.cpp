@@ -118,18 +118,13 @@ inline void axpy(float p, const T* v, float* acc, std::size_t n) {
   }
 }
 // Ask for a cache row ahead of its use, one request per 64-byte line: a single hardware-prefetched
-// stream per core keeps too few lines in flight to reach the memory's bandwidth.
-template <class T>
+// stream per core keeps too few lines in flight to reach the memory's bandwidth. Locality 3 brings
+// the row into L1; 2 into L2 only, for rows wanted a whole block later, which would push the rows
+// in use out of L1.
+template <int Locality = 3, class T>
 inline void prefetch_row(const T* p, std::size_t n) {
   const char* c = reinterpret_cast<const char*>(p);
-  for (std::size_t b = 0; b < n * sizeof(T); b += 64) __builtin_prefetch(c + b);
-}
-// The same into the L2 cache only: rows wanted a whole block later, which would push the rows in
-// use out of L1.
-template <class T>
-inline void prefetch_row_l2(const T* p, std::size_t n) {
-  const char* c = reinterpret_cast<const char*>(p);
-  for (std::size_t b = 0; b < n * sizeof(T); b += 64) __builtin_prefetch(c + b, 0, 2);
+  for (std::size_t b = 0; b < n * sizeof(T); b += 64) __builtin_prefetch(c + b, 0, Locality);
 }
 inline void scale_row(float s, float* acc, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) acc[i] *= s;
@@ -521,7 +516,7 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
     std::size_t chunk = 0;
     auto prefetch_share = [&] {
       std::size_t left = chunks - chunk++, n = pf_end > pf ? (pf_end - pf + left - 1) / left : 0;
-      for (; n > 0; --n, ++pf) prefetch_row_l2(K + pf * k_stride, Dk);
+      for (; n > 0; --n, ++pf) prefetch_row<2>(K + pf * k_stride, Dk);
     };
     std::size_t h = 0;
     for (; h + 2 <= Hg; h += 2)
@@ -540,6 +535,10 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
 }
 
 constexpr std::uint32_t kKeySalt = 1, kValueSalt = 2;
+
+// The checksum's weight of output i: Σ out[i]·(1 + i mod 97), so a right number in the wrong
+// place changes the checksum too.
+inline double checksum_weight(std::size_t i) { return static_cast<double>(1 + i % 97); }
 
 // Number i of a cache (keys: salt 1, values: salt 2) as stored with bytes_per_number 4 or 2
 // (bf16: the float's top 16 bits), and number i of the queries.
@@ -615,8 +614,8 @@ DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint6
         }
         for (std::size_t c = 0; c < Dv; ++c) o[c] /= L;
       }
-    checksum = 0;  // weighted by position, so that outputs in the wrong place change it too
-    for (std::size_t i = 0; i < out.size(); ++i) checksum += static_cast<double>(out[i]) * static_cast<double>(1 + i % 97);
+    checksum = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) checksum += static_cast<double>(out[i]) * checksum_weight(i);
   };
   step();  // warm-up
   DecodeBenchResult r;
@@ -813,6 +812,7 @@ DecodeBenchResult run_variant_as(const BenchVariant& v, std::uint64_t B, std::ui
 // over all N of them, then the weighted sum of the value rows; no blocks, no threads, no SIMD.
 BenchReference bench_decode_reference(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number) {
   const std::size_t Hg = v.H / v.G, Dk = v.Dk, Dv = v.Dv, v_stride = v.values_in_keys ? Dk : Dv;
+  const std::uint32_t v_salt = v.values_in_keys ? kKeySalt : kValueSalt;  // absorbed MLA: values are the keys' numbers
   const double scale = 1.0 / std::sqrt(static_cast<double>(static_cast<float>(Dk)));
   BenchReference r;
   std::vector<double> p(N);
@@ -831,13 +831,8 @@ BenchReference bench_decode_reference(const BenchVariant& v, std::uint64_t B, st
       for (std::size_t n = 0; n < N; ++n) sum += (p[n] = std::exp(p[n] - m));
       for (std::size_t c = 0; c < Dv; ++c) {
         double o = 0;
-        for (std::size_t n = 0; n < N; ++n) {
-          std::size_t at = (sq * N + n) * v_stride + c;
-          o += p[n] * (v.values_in_keys ? bench_cache_number(at, kKeySalt, bytes_per_number)
-                                        : bench_cache_number(at, kValueSalt, bytes_per_number));
-        }
-        std::size_t i = (sq * Hg + h) * Dv + c;
-        double w = static_cast<double>(1 + i % 97);
+        for (std::size_t n = 0; n < N; ++n) o += p[n] * bench_cache_number((sq * N + n) * v_stride + c, v_salt, bytes_per_number);
+        double w = checksum_weight((sq * Hg + h) * Dv + c);
         r.checksum += o / sum * w;
         r.magnitude += std::fabs(o / sum) * w;
       }

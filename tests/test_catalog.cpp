@@ -79,6 +79,16 @@ TEST_CASE("catalog files: continuation lines, comments, duplicates", "[catalog]"
   CHECK(f.messages.at("t.a") == "one two");  // joined with a space
   CHECK(f.messages.at("t.z") == "中文接着");  // no space between Chinese characters
   CHECK(f.messages.at("t.b").empty());
+  // A Chinese character meeting ASCII keeps a space ("第 1 层", "的 W_Q"); full-width punctuation
+  // and the end of a select ("}}") join tight.
+  CatalogFile mix = parse_catalog("n = 达到 0.5\n  以上\nw = 的\n  W_Q\np = 层（\n  x）\n"
+                                  "s = {a, select, x {完。} other {完。}}\n  接着\n",
+                                  "t", "zh", "test");
+  CHECK(mix.problems.empty());
+  CHECK(mix.messages.at("t.n") == "达到 0.5 以上");
+  CHECK(mix.messages.at("t.w") == "的 W_Q");
+  CHECK(mix.messages.at("t.p") == "层（x）");
+  CHECK(mix.messages.at("t.s") == "{a, select, x {完。} other {完。}}接着");
   CatalogFile dup = parse_catalog("a = 1\na = 2\nnot a key line\n", "t", "en", "test");
   CHECK(dup.problems.size() == 2);
 }

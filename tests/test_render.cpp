@@ -62,6 +62,50 @@ TEST_CASE("text wraps at word boundaries and inside Chinese text", "[render]") {
   CHECK(wrap("一二三四五六七八", 10, "  ") == "  一二三四\n  五六七八\n");
 }
 
+TEST_CASE("an opening quote or bracket never ends a wrapped line", "[render]") {
+  // "在“看哪里”" at width 2 + 6: without the rule the line would end in "“"
+  CHECK(wrap("一二在“看哪里”", 8, "  ") == "  一二在\n  “看哪\n  里”\n");
+  CHECK(wrap("一二三（与", 8, "  ") == "  一二三\n  （与\n");
+}
+
+TEST_CASE("every block of a rank-3 tensor shares one column width", "[render]") {
+  TraceTensor t{Tensor({2, 1, 2}, {0.5, 0.25, 1.5, -0.125}), "m", Labels{}};
+  RenderOptions opt;
+  opt.precision = 2;
+  // block 2's -0.12 is 5 wide, so block 1's numbers are padded to 5 too
+  CHECK(render_tensor("H", t, Trace{}, opt) ==
+        "H  [2, 1, 2]  m\n"
+        "  head 1\n"
+        "     0.50   0.25\n"
+        "  head 2\n"
+        "     1.50  -0.12\n");
+}
+
+TEST_CASE("a chart series that is mostly gaps prints only its numbers, under their indices", "[render]") {
+  Trace trace;
+  trace.ui["series_gaps"] = "gaps";
+  TraceTensor t{Tensor({5}, {NAN, NAN, 1.25, 2.5, NAN}), "m", Labels{}};
+  RenderOptions opt;
+  opt.precision = 2;
+  CHECK(render_tensor("at", t, trace, opt) ==
+        "at  [5]  m\n"
+        "  gaps\n"
+        "     [2]   [3]\n"
+        "    1.25  2.50\n");
+  TraceTensor none{Tensor({3}, {NAN, NAN, NAN}), "m", Labels{}};
+  CHECK(render_tensor("at", none, trace, opt) == "at  [3]  m\n  gaps\n");
+}
+
+TEST_CASE("a heatmap numbers its columns from 1, or from 0 when its rows are positions from 0", "[render]") {
+  Trace trace;
+  TraceTensor t{Tensor({1, 2, 2}, {1, 0, 0.5, 0.5}), "m", Labels{.rows = {"0:7", "1:3"}, .heatmap = true}};
+  RenderOptions opt;
+  // the lead: 2 spaces, the 3-wide row labels and 2 more; then one 2-wide cell per column
+  CHECK(render_heatmap(t, trace, opt) == "  heatmap\n        1 2\n  0:7  @@  \n  1:3  ++++\n  heatmap_legend_ramp\n");
+  t.labels.first = 0;
+  CHECK(render_heatmap(t, trace, opt) == "  heatmap\n        0 1\n  0:7  @@  \n  1:3  ++++\n  heatmap_legend_ramp\n");
+}
+
 TEST_CASE("the JSON trace writes -inf as null and keeps every tensor", "[render]") {
   Recorder r("demo", Lang::En);
   r.config("seed", std::int64_t{1});

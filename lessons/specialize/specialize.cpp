@@ -154,7 +154,7 @@ void heads_table(LessonRecorder& r, const train::TrainResult& run, const std::st
 
 void step_heads(LessonRecorder& r, const Specialize& s) {
   const std::vector<std::string> rows = position_labels(s.many.result.pattern_tokens);
-  Labels square{.rows = rows, .cols = rows, .heatmap = true};
+  Labels square{.rows = rows, .cols = rows, .heatmap = true, .first = 0};  // positions from 0, as the rows
   r.step("heads", {{"sequences", s.one.config.eval_batch}});
   r.tensor("attention_1_head", heads_attention(s.one.result), square);
   heads_table(r, s.one.result, "1_head");

@@ -263,7 +263,7 @@ void step_real_heads(LessonRecorder& r, const RealRuns& m) {
   std::vector<std::string> rows;
   const std::vector<int>& tokens = m.symmetric.result.pattern_tokens;
   for (std::size_t t = 0; t < tokens.size(); ++t) rows.push_back(std::to_string(t) + ":" + std::to_string(tokens[t]));
-  Labels square{.rows = rows, .cols = rows, .heatmap = true};
+  Labels square{.rows = rows, .cols = rows, .heatmap = true, .first = 0};  // positions from 0, as the rows
   r.step("real_heads");
   const Tensor& sym = r.tensor("attention_symmetric", heads_attention(m.symmetric.result), square);  // (H, T, T)
   double diff = 0.0;

@@ -107,6 +107,7 @@ json view_json(const Trace& trace) {
     if (!l.cols.empty()) t["cols"] = l.cols;
     t["block"] = l.block;
     if (l.heatmap) t["heatmap"] = true;
+    if (l.first != 1) t["first"] = l.first;
     tensors[name] = t;
   }
   view["tensors"] = tensors;

@@ -19,23 +19,36 @@ bool all_integers(const Tensor& t) {
                      [](double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15; });
 }
 
-// One matrix (R, C) starting at data offset `base`, rows labelled, as aligned lines.
-std::string render_matrix(const Tensor& t, std::size_t base, std::size_t R, std::size_t C, const Labels& labels,
-                          bool integers, const Summary& s, const RenderOptions& opt, const std::string& indent) {
+// One cell of the matrix starting at data offset `base` with C columns, as printed.
+std::string cell_text(const Tensor& t, std::size_t base, std::size_t C, std::size_t r, std::size_t c, bool integers,
+                      const RenderOptions& opt) {
+  double v = t.data[base + r * C + c];
+  return integers ? fmt::format("{}", static_cast<long long>(v)) : fixed(v, opt.precision);
+}
+
+// The column width of one matrix (R, C) at `base`: its widest shown cell or column label.
+std::size_t matrix_width(const Tensor& t, std::size_t base, std::size_t R, std::size_t C, const Labels& labels,
+                         bool integers, const Summary& s, const RenderOptions& opt) {
   std::vector<std::size_t> rows = shown_indices(R, s.rows), cols = shown_indices(C, s.cols);
-  auto cell = [&](std::size_t r, std::size_t c) {
-    double v = t.data[base + r * C + c];
-    return integers ? fmt::format("{}", static_cast<long long>(v)) : fixed(v, opt.precision);
-  };
-  // pass 1: column width, shared by the whole matrix (like numpy)
   std::size_t width = 1;
   for (std::size_t r : rows)
     for (std::size_t c : cols)
-      if (r != std::string::npos && c != std::string::npos) width = std::max(width, cell(r, c).size());
-  bool col_labels = labels.cols.size() == C;
-  if (col_labels)
+      if (r != std::string::npos && c != std::string::npos)
+        width = std::max(width, cell_text(t, base, C, r, c, integers, opt).size());
+  if (labels.cols.size() == C)
     for (std::size_t c : cols)
       if (c != std::string::npos) width = std::max(width, display_width(labels.cols[c]));
+  return width;
+}
+
+// One matrix (R, C) starting at data offset `base`, rows labelled, as aligned lines, every column
+// `width` wide (like numpy: one width for the whole tensor, every block of a rank-3 one included).
+std::string render_matrix(const Tensor& t, std::size_t base, std::size_t R, std::size_t C, const Labels& labels,
+                          bool integers, const Summary& s, const RenderOptions& opt, const std::string& indent,
+                          std::size_t width) {
+  std::vector<std::size_t> rows = shown_indices(R, s.rows), cols = shown_indices(C, s.cols);
+  auto cell = [&](std::size_t r, std::size_t c) { return cell_text(t, base, C, r, c, integers, opt); };
+  bool col_labels = labels.cols.size() == C;
   bool row_labels = labels.rows.size() == R;
   std::size_t label_w = 0;
   if (row_labels)
@@ -71,12 +84,38 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, const 
                                 style::dim(tt.meaning, opt.color));
   Summary s = summary_for(t, opt.full);
   bool integers = all_integers(t);
-  if (t.rank() == 1) return out + render_matrix(t, 0, 1, t.numel(), tt.labels, integers, s, opt, "  ");
-  if (t.rank() == 2)
-    return out + render_matrix(t, 0, t.dim(0), t.dim(1), tt.labels, integers, s, opt, "  ");
-  // rank 3 (or 4): one block per entry of the leading axes
+  std::size_t gaps = static_cast<std::size_t>(
+      std::count_if(t.data.begin(), t.data.end(), [](double v) { return std::isnan(v); }));
+  if (t.rank() == 1 && 2 * gaps > t.numel()) {
+    // A chart series that is mostly gaps (NaN where nothing is drawn, e.g. one marker on a
+    // roofline): only its numbers are printed, each under its index.
+    out += style::dim("  " + trace.ui_word("series_gaps"), opt.color) + "\n";
+    if (gaps == t.numel()) return out;
+    Tensor kept({t.numel() - gaps});
+    Labels labels;
+    for (std::size_t i = 0, k = 0; i < t.numel(); ++i)
+      if (!std::isnan(t.data[i])) {
+        kept.data[k++] = t.data[i];
+        labels.cols.push_back(fmt::format("[{}]", i));
+      }
+    Summary ks = summary_for(kept, opt.full);
+    std::size_t width = matrix_width(kept, 0, 1, kept.numel(), labels, integers, ks, opt);
+    return out + render_matrix(kept, 0, 1, kept.numel(), labels, integers, ks, opt, "  ", width);
+  }
+  if (t.rank() == 1) {
+    std::size_t width = matrix_width(t, 0, 1, t.numel(), tt.labels, integers, s, opt);
+    return out + render_matrix(t, 0, 1, t.numel(), tt.labels, integers, s, opt, "  ", width);
+  }
+  if (t.rank() == 2) {
+    std::size_t width = matrix_width(t, 0, t.dim(0), t.dim(1), tt.labels, integers, s, opt);
+    return out + render_matrix(t, 0, t.dim(0), t.dim(1), tt.labels, integers, s, opt, "  ", width);
+  }
+  // rank 3 (or 4): one block per entry of the leading axes, all with the same column width
   std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
   std::string word = tt.labels.block.empty() ? trace.ui_word("block") : tt.labels.block;
+  std::size_t width = 1;
+  for (std::size_t b : shown_indices(B, s.blocks))
+    if (b != std::string::npos) width = std::max(width, matrix_width(t, b * R * C, R, C, tt.labels, integers, s, opt));
   for (std::size_t b : shown_indices(B, s.blocks)) {
     if (b == std::string::npos) {
       out += fmt::format("  … {}\n", trace.ui_word("blocks_omitted"));
@@ -85,7 +124,7 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, const 
     std::string title = t.rank() == 3 ? fmt::format("{} {}", word, b + 1)
                                       : fmt::format("{} [{}, {}]", word, b / t.dim(1) + 1, b % t.dim(1) + 1);
     out += "  " + style::yellow(title, opt.color) + "\n";
-    out += render_matrix(t, b * R * C, R, C, tt.labels, integers, s, opt, "  ");
+    out += render_matrix(t, b * R * C, R, C, tt.labels, integers, s, opt, "  ", width);
   }
   return out;
 }
@@ -96,6 +135,7 @@ std::string render_heatmap(const TraceTensor& tt, const Trace& trace, const Rend
   std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
   if (R > 48 || C > 48) return "";  // too large to read as a picture; the numbers above stay
   bool row_labels = tt.labels.rows.size() == R;
+  auto first = static_cast<std::size_t>(tt.labels.first);  // the number of column 1
   std::size_t label_w = 0;
   if (row_labels)
     for (const std::string& l : tt.labels.rows) label_w = std::max(label_w, display_width(l));
@@ -106,14 +146,15 @@ std::string render_heatmap(const TraceTensor& tt, const Trace& trace, const Rend
     out += "  " + style::yellow(head.empty() ? word : head + " · " + word, opt.color) + "\n";
     // Column numbers, one 2-wide cell each: from 10 columns on the tens digit goes on a line of
     // its own above the units ("1" over "0" is column 10), so the numbers never run together.
+    // They count from labels.first: 1, or 0 where the rows are positions counted from 0.
     std::string lead = "  " + std::string(row_labels ? label_w + 2 : 0, ' ');
     if (C >= 10) {
       std::string tens = lead;
-      for (std::size_t c = 0; c < C; ++c) tens += (c + 1) >= 10 ? fmt::format("{:>2}", (c + 1) / 10 % 10) : "  ";
+      for (std::size_t c = first; c < C + first; ++c) tens += c >= 10 ? fmt::format("{:>2}", c / 10 % 10) : "  ";
       out += style::dim(tens, opt.color) + "\n";
     }
     std::string header = lead;
-    for (std::size_t c = 0; c < C; ++c) header += fmt::format("{:>2}", C >= 10 ? (c + 1) % 10 : c + 1);
+    for (std::size_t c = first; c < C + first; ++c) header += fmt::format("{:>2}", C >= 10 ? c % 10 : c);
     out += style::dim(header, opt.color) + "\n";
     for (std::size_t r = 0; r < R; ++r) {
       std::string line = "  " + (row_labels ? pad_right(tt.labels.rows[r], label_w) + "  " : "");

@@ -131,6 +131,11 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
         if (!l["heatmap"].is_boolean()) bad(path, "view." + what + ".heatmap");
         tt.labels.heatmap = l["heatmap"].get<bool>();
       }
+      if (l.contains("first")) {  // a heatmap's first column number
+        if (!l["first"].is_number_integer() || (l["first"] != 0 && l["first"] != 1))
+          bad(path, "view." + what + ".first");
+        tt.labels.first = l["first"].get<int>();
+      }
       if (!tt.labels.rows.empty() && tt.labels.rows.size() != R) bad(path, "view." + what + ".rows");
       if (!tt.labels.cols.empty() && tt.labels.cols.size() != C) bad(path, "view." + what + ".cols");
     }

@@ -11,10 +11,12 @@ namespace {
 constexpr std::size_t kTextWidth = 78;
 
 // Split a line into units that wrapping keeps whole: an ASCII word with its trailing spaces,
-// or a single wide (CJK) character with any punctuation that must not start a line.
+// or a single wide (CJK) character with any punctuation that must not start a line; an opening
+// quote or bracket is kept with what follows it, so that it never ends a line.
 std::vector<std::string> wrap_units(const std::string& line) {
   std::vector<std::string> units;
   std::string cur;
+  bool opened = false;  // cur ends with an opening quote or bracket
   for (std::size_t i = 0; i < line.size();) {
     unsigned char c = static_cast<unsigned char>(line[i]);
     std::size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
@@ -24,7 +26,18 @@ std::vector<std::string> wrap_units(const std::string& line) {
     // full-width , . enumeration-comma ; : ) ! ? and a closing quote never start a line
     bool closing = ch == "\uFF0C" || ch == "\u3002" || ch == "\u3001" || ch == "\uFF1B" || ch == "\uFF1A" ||
                    ch == "\uFF09" || ch == "\uFF01" || ch == "\uFF1F" || ch == "\u201D";
-    if (wide && !closing) {
+    // an opening quote, full-width parenthesis, book-title mark or corner bracket never ends one
+    bool opening = ch == "\u201C" || ch == "\u2018" || ch == "\uFF08" || ch == "\u300A" || ch == "\u300C";
+    if (opened) {
+      cur += ch;
+      opened = opening;
+      continue;
+    }
+    if (opening) {
+      if (!cur.empty()) units.push_back(cur);
+      cur = ch;
+      opened = true;
+    } else if (wide && !closing) {
       if (!cur.empty()) units.push_back(cur);
       cur = ch;
     } else if (ch == " ") {

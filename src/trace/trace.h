@@ -50,6 +50,7 @@ struct Labels {
   std::vector<std::string> cols = {};
   std::string block = "head";  // name of the first axis of a rank-3 tensor (in the run's language)
   bool heatmap = false;        // also draw as a heatmap (attention weights)
+  int first = 1;               // the heatmap's first column number: 1 (tokens counted from 1) or 0 (positions from 0)
 };
 
 struct TraceTensor {

@@ -277,6 +277,47 @@ TEST_CASE("the trace reader: regular files only, JSON errors of every kind namin
   refused("render " + type + " --text", type + ": not a valid attnlab trace (tensors.X.data is missing");
 }
 
+TEST_CASE("a trace whose words hold a control character is refused, naming the field", "[hostile]") {
+  // render --text printed a trace's strings as they were: "\x1b[31m" in a step's text recoloured
+  // the terminal even with --color never. C0 (but \n and \t), DEL and C1 are refused at read time.
+  const std::string base =
+      R"({"schema":"attnlab.trace/1","lesson":"gelu","config":{"lang":"en","seed":1,"tokens":"ab"},)"
+      R"("tensors":{"X":{"shape":[2],"data":[1,2],"meaning":"m"}},"steps":[{"id":"a","title":"T","text":"x",)"
+      R"("tensors":["X"],"values":{"v":["a","b"]},"tables":[{"header":["h"],"rows":[["c"]]}],"notes":["n","o"]}],)"
+      R"("view":{"steps":[{"heading":"H"}]}})";
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    std::size_t at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+  };
+  std::string ok = write_tmp("ok_words.json", with(R"("text":"x")", R"("text":"one\ntwo\tthree")"));
+  CliResult fine = run_cli("render " + ok + " --text --color never");
+  INFO(fine.err);
+  CHECK(fine.code == 0);
+  CHECK(fine.out.find("one\n  two\tthree") != std::string::npos);
+  struct Case {
+    std::string name, text, field;
+  };
+  const Case cases[] = {
+      {"esc_text", with(R"("text":"x")", R"("text":"\u001b[31mred")"), "steps[0].text holds the control character \\x1b"},
+      {"esc_meaning", with(R"("meaning":"m")", R"("meaning":"\u001b[31mred")"), "tensors.X.meaning holds the control character \\x1b"},
+      {"cr_config", with(R"("tokens":"ab")", R"("tokens":"a\rb")"), "config.tokens holds the control character \\r"},
+      {"del_title", with(R"("title":"T")", R"("title":"T\u007f")"), "steps[0].title holds the control character \\x7f"},
+      {"c1_note", with(R"("o"])", R"("\u009b2J"])"), "steps[0].notes[1] holds the control character \\xc2\\x9b"},
+      {"bell_value", with(R"("b"])", R"("\u0007"])"), "steps[0].values.v[1] holds the control character \\x07"},
+      {"esc_cell", with(R"([["c"]])", R"([["\u001b]0;x"]])"), "steps[0].tables[0].rows[0][0] holds the control character"},
+      {"esc_key", with(R"("seed":1)", R"("seed":1,"a\u001bb":1)"), "config.a\\x1bb holds the control character \\x1b"},
+      {"esc_heading", with(R"("heading":"H")", R"("heading":"\u001b[2J")"), "view.steps[0].heading holds the control"},
+  };
+  for (const Case& c : cases) {
+    std::string path = write_tmp(c.name + ".json", c.text);
+    CliResult r = refused("render " + path + " --text --color never --lang en", path + ": not a valid attnlab trace (" + c.field);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+    refused("render " + path + " --html /dev/null --lang en", c.field);
+  }
+}
+
 TEST_CASE("the checkpoint readers: no FIFO or directory as a file, JSON errors naming the file", "[hostile]") {
   std::string dir = "/tmp/attnlab_hostile_ck_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);

@@ -49,6 +49,46 @@ Scalar scalar(const json& j, const std::string& path, const std::string& what) {
   bad(path, what);
 }
 
+// The first character of s that a terminal would act on: C0 but \n and \t, DEL, or C1 (U+0080 to
+// U+009F, "\xc2\x80" to "\xc2\x9f"; the parser has checked the UTF-8); "" if there is none.
+std::string control_in(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) return s.substr(i, 1);
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0) return s.substr(i, 2);
+  }
+  return "";
+}
+
+// A trace is untrusted input and its words reach the terminal as they are (render --text): every
+// string and every key is checked for control characters (an escape sequence would recolour or
+// rewrite the screen). On finding one, `where` is its path ("steps[0].title") and `ch` the character.
+bool find_control(const json& j, std::string& where, std::string& ch) {
+  if (j.is_string()) {
+    ch = control_in(j.get_ref<const std::string&>());
+    return !ch.empty();
+  }
+  if (j.is_array()) {
+    std::size_t i = 0;
+    for (const json& e : j) {
+      if (find_control(e, where, ch)) {
+        where = "[" + std::to_string(i) + "]" + where;
+        return true;
+      }
+      ++i;
+    }
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      ch = control_in(it.key());
+      if (!ch.empty() || find_control(it.value(), where, ch)) {
+        where = "." + it.key() + where;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::vector<Value> values(const json& obj, const json* labels, const std::string& path, const std::string& what) {
   if (!obj.is_object()) bad(path, what);
   std::vector<Value> out;
@@ -68,6 +108,9 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
   json doc = parse_ordered_json_input(text, path);
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "attnlab.trace/1")
     throw UsageError("html.err.trace_schema", {{"file", path}});
+  // (a nesting of at most kMaxJsonDepth levels: parse_ordered_json_input has checked it)
+  if (std::string where, ch; find_control(doc, where, ch))
+    throw UsageError("html.err.trace_control", {{"file", path}, {"what", where.substr(1)}, {"char", ch}});
   Trace tr;
   tr.lesson = str(field(doc, "lesson", path), path, "lesson");
   const auto& config = doc["config"];

@@ -2,8 +2,9 @@
 // The JSON reader: an "attnlab.trace/1" document (json_writer.h) back into a Trace, so a trace
 // saved earlier, or on another machine, can be rendered again (attnlab render). The input is
 // checked, not trusted: every field has the type it must have, every tensor's data has as many
-// numbers as its shape says, every name a step shows is a tensor of the trace. Anything else is a
-// UsageError naming the file (exit 2).
+// numbers as its shape says, every name a step shows is a tensor of the trace, and no string or key
+// holds a control character (C0 but \n and \t, DEL, C1: render --text prints a trace's words as they
+// are). Anything else is a UsageError naming the file and the field (exit 2).
 #include <cstdint>
 #include <string>
 

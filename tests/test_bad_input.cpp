@@ -80,7 +80,24 @@ TEST_CASE("lessons: --x and --values past 1e6 are refused: no inf or nan printed
 TEST_CASE("params and kv-cache: --config naming a directory says so", "[bad-input][models]") {
   // Before: "…: not valid JSON ([json.exception.parse_error.101] … unexpected end of input …)".
   rejects("params --config /tmp", "--config: '/tmp' is a directory");
-  rejects("kv-cache --compare /tmp/,gpt2", "--config: '/tmp/' is a directory");
+  rejects("kv-cache --compare /tmp/,gpt2", "--compare: '/tmp/' is a directory");
+}
+
+TEST_CASE("kv-cache --compare refuses one model's settings by name and names itself for a bad model", "[bad-input][kv-cache]") {
+  // Before: --memory, --kv-heads, --latent-dim, --rope-dim, --weights-dtype and the dims were
+  // silently ignored with --compare, and an unknown name was "--model: unknown preset".
+  for (const char* flag : {"--memory 1B", "--kv-heads 1", "--latent-dim 64", "--rope-dim 32", "--weights-dtype fp8",
+                           "--layers 3", "--heads 4", "--head-dim 8", "--d-ff 16", "--vocab 10", "--ffn swiglu"}) {
+    std::string name = std::string(flag).substr(0, std::string(flag).find(' '));
+    rejects(std::string("kv-cache --compare gpt2,llama-3-8b --lang en ") + flag, name + " cannot be used with --compare");
+  }
+  rejects("kv-cache --compare gpt2,llama-3-8b --json --weights-dtype bf16 --lang en", "--weights-dtype cannot be used with --compare");
+  rejects("kv-cache --compare nosuch,gpt2 --lang en", "--compare: unknown preset 'nosuch'");
+  rejects("kv-cache --compare gpt2,/nonexistent/config.json --lang en", "--compare: cannot open '/nonexistent/config.json'");
+  // What --compare does use still works with it.
+  CliResult r = run_cli("kv-cache --compare gpt2,llama-3-8b --tp 2 --seq-len 100 --batch 2 --dtype fp8 --lang en");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("llama-3-8b") != std::string::npos);
 }
 
 TEST_CASE("a huge --layers is arithmetic, not a loop", "[bad-input][kv-cache]") {

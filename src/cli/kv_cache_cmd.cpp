@@ -2,6 +2,7 @@
 // GPU), what-ifs for MHA / GQA / MQA / MLA on the same dims with a bar chart, --compare for
 // several models, --memory for how many tokens fit after the weights and how many sequences per
 // variant (MHA, GQA, MQA, MLA on the same weights).
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -26,7 +27,13 @@ struct KvOptions {
   std::string dtype = "bf16", weights_dtype = "bf16", compare, memory;
   bool json = false;
   std::optional<std::string> html;  // --html FILE|-
+  std::vector<std::string> given;   // the flags given on the command line
 };
+
+// One model's settings: with --compare each would be ignored (the comparison shows every model's
+// own cache on its own dims), so each is refused by name instead.
+constexpr const char* kNotWithCompare[] = {"--layers", "--heads", "--head-dim", "--d-ff", "--vocab", "--ffn", "--kv-heads",
+                                           "--latent-dim", "--rope-dim", "--memory", "--weights-dtype"};
 
 std::string size_text(u64 bytes) {
   return bytes < 1024 ? fmt::format("{} B", bytes)
@@ -257,9 +264,19 @@ nlohmann::ordered_json model_json(const ModelConfig& m, const KvOptions& o, cons
   return j;
 }
 
+// A --compare name: a preset, or a config.json (a path). Its errors name --compare, the flag the
+// user typed, rather than --model or --config.
 ModelConfig model_by_name(const std::string& name) {
   bool file = name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
-  return file ? load_config_file(name) : load_preset(name);
+  try {
+    return file ? load_config_file(name) : load_preset(name);
+  } catch (UsageError& e) {
+    if (e.msg.key == "calc.err.preset_unknown") throw UsageError("calc.err.compare_unknown", e.msg.args);
+    for (Arg& a : e.msg.args)
+      if (a.name == "flag" && std::get_if<std::string>(&a.value) && std::get<std::string>(a.value) == "--config")
+        a.value = std::string("--compare");
+    throw;
+  }
 }
 
 std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
@@ -305,6 +322,9 @@ void run_kv(KvOptions o) {
   if (o.batch == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--batch"}});
   if (!o.compare.empty()) {
     if (!o.src.model.empty() || !o.src.config.empty() || o.src.dims.d_model > 0) throw UsageError("calc.err.compare_alone");
+    for (const char* flag : kNotWithCompare)
+      if (std::find(o.given.begin(), o.given.end(), flag) != o.given.end())
+        throw UsageError("calc.err.compare_with", {{"flag", flag}});
     std::string report = run_compare(o, dt, t);
     if (o.html)
       write_page("--html", *o.html, render_html_report({run_lang().code, t("html.report.kv_compare"), report, g_page_charts, t.all_of("render")}));
@@ -360,7 +380,12 @@ void setup_kv_cache(CLI::App& root) {
   sub->add_option("--weights-dtype", opt->weights_dtype, t("calc.kv.opt.weights_dtype"));
   sub->add_flag("--json", opt->json, t("calc.kv.opt.json"));
   sub->add_option("--html", opt->html, t("html.opt.html"));
-  sub->callback([opt] { run_kv(*opt); });
+  sub->callback([opt, sub] {
+    KvOptions o = *opt;
+    for (const CLI::Option* given : sub->get_options([](const CLI::Option* x) { return x->count() > 0; }))
+      o.given.push_back(given->get_name());
+    run_kv(o);
+  });
 }
 
 }  // namespace attn::cli

@@ -100,6 +100,19 @@ TEST_CASE("kv-cache --compare refuses one model's settings by name and names its
   CHECK(r.out.find("llama-3-8b") != std::string::npos);
 }
 
+TEST_CASE("bench without a command or with an unknown one lists bench's commands", "[bad-input]") {
+  // Before: both said "give a command: list, lesson, models, …", the top level's list.
+  CliResult none = run_cli("bench --lang en");
+  rejects("bench --lang en", "bench: give a command: memory, decode (see attnlab bench --help)");
+  CHECK(none.err.find("lesson") == std::string::npos);
+  rejects("bench nosuch --lang en", "bench: unknown command 'nosuch'; the commands are: memory, decode");
+  rejects("bench '' --lang en", "bench: unknown command ''");
+  rejects("bench --lang zh", "bench：请给出一个命令：memory, decode");
+  CliResult help = run_cli("bench --help --lang en");
+  CHECK(help.code == 0);
+  CHECK(help.out.find("decode") != std::string::npos);
+}
+
 TEST_CASE("a huge --layers is arithmetic, not a loop", "[bad-input][kv-cache]") {
   // Before: kv-cache --layers 10000000000 took 55 s (a loop over layers), and a debug build hung on
   // params --layers 1000000000000 before reporting the overflow.

@@ -161,6 +161,25 @@ Prescan prescan(int argc, char** argv) {
   return p;
 }
 
+// A command with commands of its own (bench memory | decode): `attnlab bench` or `attnlab bench
+// nosuch` lists bench's commands. (CLI11 would say that the top level needs a command and list
+// those.) A flag after the command (--help) is left to CLI11; lessons are checked by
+// check_lesson_name first.
+void check_command_word(const CLI::App& app, const std::vector<std::string>& args) {
+  if (args.empty()) return;
+  auto found = app.get_subcommands([&](const CLI::App* s) { return s->get_name() == args[0]; });
+  if (found.empty()) return;
+  std::vector<const CLI::App*> own = found[0]->get_subcommands([](const CLI::App*) { return true; });
+  if (own.empty()) return;
+  std::string names;
+  for (const CLI::App* sub : own) names += (names.empty() ? "" : ", ") + sub->get_name();
+  if (args.size() == 1) throw attn::UsageError("cli.err.command_missing", {{"command", args[0]}, {"commands", names}});
+  const std::string& word = args[1];
+  if (!word.empty() && word[0] == '-') return;
+  if (std::none_of(own.begin(), own.end(), [&](const CLI::App* s) { return s->get_name() == word; }))
+    throw attn::UsageError("cli.err.command_unknown", {{"command", args[0]}, {"name", word}, {"commands", names}});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,6 +229,7 @@ int main(int argc, char** argv) {
           app.get_subcommands([&](const CLI::App* s) { return s->get_name() == p.args[0]; }).empty())
         throw attn::UsageError("cli.err.unknown_command", {{"command", p.args[0]}, {"commands", names}});
       attn::cli::check_lesson_name(p.args);
+      check_command_word(app, p.args);
       std::vector<std::string> reversed(p.args.rbegin(), p.args.rend());  // CLI11 reads them last-first
       app.parse(reversed);
     } catch (const CLI::CallForHelp& e) {

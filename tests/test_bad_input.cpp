@@ -113,6 +113,18 @@ TEST_CASE("bench without a command or with an unknown one lists bench's commands
   CHECK(help.out.find("decode") != std::string::npos);
 }
 
+TEST_CASE("an option given twice says so, not that it needs a value", "[bad-input]") {
+  // Before: "--heads needs a value (see --help)" for --heads 2 --heads 4.
+  rejects("lesson mha --heads 2 --heads 4 --lang en", "--heads is given more than once; give it once");
+  rejects("lesson mha --seq-len 3 --seq-len 3 --lang en", "--seq-len is given more than once");
+  rejects("lesson mha --json - --json - --lang en", "--json is given more than once");
+  rejects("lesson mha --step 1 --step 2 --lang en", "--step is given more than once");
+  rejects("kv-cache --model gpt2 --model llama-3-8b --lang en", "--model is given more than once");
+  rejects("lesson mha --heads 2 --heads 4 --lang zh", "--heads 给了不止一次");
+  // A missing value is still a missing value.
+  rejects("lesson mha --heads --lang en", "--heads needs a value");
+}
+
 TEST_CASE("a huge --layers is arithmetic, not a loop", "[bad-input][kv-cache]") {
   // Before: kv-cache --layers 10000000000 took 55 s (a loop over layers), and a debug build hung on
   // params --layers 1000000000000 before reporting the overflow.

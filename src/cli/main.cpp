@@ -117,6 +117,9 @@ Msg parse_error_msg(const CLI::ParseError& e, const std::string& commands) {
   std::string flag = flag_in(what);
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && !flag.empty()) {
     if (what.find("flag override") != std::string::npos) return {"cli.err.cli_flag_value", {{"flag", flag}}};
+    // An option that takes one value, given twice (--heads 2 --heads 4): CLI11's policy is Throw,
+    // "--heads: At Most 1 required but received 2".
+    if (what.find("At Most") != std::string::npos) return {"cli.err.cli_repeated", {{"flag", flag}}};
     return {"cli.err.cli_missing_value", {{"flag", flag}}};
   }
   if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr && !flag.empty()) {

@@ -125,6 +125,22 @@ TEST_CASE("an option given twice says so, not that it needs a value", "[bad-inpu
   rejects("lesson mha --heads --lang en", "--heads needs a value");
 }
 
+TEST_CASE("a --precision or --threads past 32 or 64 bits states the real range", "[bad-input]") {
+  // Before: "'2147483648' is not a valid value" (an int) and "at most 9223372036854775807" (2^64).
+  for (const char* v : {"2147483648", "18446744073709551616", "99999999999999999999999", "16", "-1"}) {
+    rejects(std::string("lesson mha --lang en --precision ") + v, std::string("--precision must be between 0 and 15 (got ") + v + ")");
+    rejects(std::string("render /nonexistent.json --text --lang en --precision ") + v, "--precision must be between 0 and 15");
+  }
+  for (const char* v : {"2147483648", "18446744073709551616", "1025", "0", "-5"}) {
+    rejects(std::string("lesson mha --lang en --threads ") + v, std::string("--threads must be between 1 and 1024 (got ") + v + ")");
+    rejects(std::string("bench memory --lang en --threads ") + v, "--threads must be between 1 and 1024");
+    rejects(std::string("train --lang en --threads ") + v, "--threads must be between 1 and 1024");
+  }
+  rejects("lesson mha --lang zh --precision 18446744073709551616", "--precision 须在 0 到 15 之间（得到 18446744073709551616）");
+  rejects("lesson mha --lang en --precision 1x", "--precision: '1x' is not a whole number");
+  CHECK(run_cli("lesson mha --precision 15 --threads 1024").code == 0);
+}
+
 TEST_CASE("a huge --layers is arithmetic, not a loop", "[bad-input][kv-cache]") {
   // Before: kv-cache --layers 10000000000 took 55 s (a loop over layers), and a debug build hung on
   // params --layers 1000000000000 before reporting the overflow.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -164,6 +165,14 @@ Prescan prescan(int argc, char** argv) {
   return p;
 }
 
+// --help and --version: CLI11 writes the text, emit() prints it, so that a failed write is exit 1
+// with its reason like any other output (CLI11 alone wrote to std::cout and returned 0).
+void print_help(const CLI::App& app, const CLI::Error& e) {
+  std::ostringstream text;
+  app.exit(e, text);
+  attn::cli::emit(text.str());
+}
+
 // A command with commands of its own (bench memory | decode): `attnlab bench` or `attnlab bench
 // nosuch` lists bench's commands. (CLI11 would say that the top level needs a command and list
 // those.) A flag after the command (--help) is left to CLI11; lessons are checked by
@@ -236,11 +245,11 @@ int main(int argc, char** argv) {
       std::vector<std::string> reversed(p.args.rbegin(), p.args.rend());  // CLI11 reads them last-first
       app.parse(reversed);
     } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
+      print_help(app, e);
     } catch (const CLI::CallForAllHelp& e) {
-      return app.exit(e);
+      print_help(app, e);
     } catch (const CLI::CallForVersion& e) {
-      return app.exit(e);
+      print_help(app, e);
     } catch (const CLI::ParseError& e) {
       return usage_failure(parse_error_msg(e, names), lang);
     }

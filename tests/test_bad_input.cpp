@@ -1,6 +1,8 @@
 // Bad input found by a hostile read, kept as regression tests: every case must be one line on
 // stderr naming the flag, exit code 2 and nothing on stdout.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
@@ -139,6 +141,30 @@ TEST_CASE("a --precision or --threads past 32 or 64 bits states the real range",
   rejects("lesson mha --lang zh --precision 18446744073709551616", "--precision 须在 0 到 15 之间（得到 18446744073709551616）");
   rejects("lesson mha --lang en --precision 1x", "--precision: '1x' is not a whole number");
   CHECK(run_cli("lesson mha --precision 15 --threads 1024").code == 0);
+}
+
+TEST_CASE("json and html outputs to one file or both to stdout are refused before the run", "[bad-input]") {
+  // Before: exit 0, the page replaced the trace (same file) or both documents went to stdout.
+  std::string dir = "/tmp/attnlab_same_out_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::string file = dir + "/same.out";
+  rejects("lesson mha --lang en --json " + file + " --html " + file, "--json and --html name the same file '" + file + "'");
+  CHECK(!std::filesystem::exists(file));  // refused before anything was written
+  rejects("lesson mha --lang en --json - --html -", "--json - and --html - would both write to stdout");
+  rejects("lesson mha --lang en --json " + dir + "/./same.out --html " + file, "name the same file");
+  std::ofstream(dir + "/real.out") << "x";
+  std::filesystem::create_symlink(dir + "/real.out", dir + "/link.out");
+  rejects("lesson mha --lang en --json " + dir + "/link.out --html " + dir + "/real.out", "name the same file");
+  rejects("train --lang en --json " + file + " --html " + file, "--json and --html name the same file");
+  rejects("train --lang en --json - --html -", "would both write to stdout");
+  rejects("lesson mha --lang zh --json - --html -", "都会写到标准输出");
+  // Two files, one of them stdout, or /dev/null twice: fine.
+  CHECK(run_cli("lesson mha --json " + dir + "/a.json --html " + dir + "/a.html").code == 0);
+  CHECK(std::filesystem::exists(dir + "/a.json"));
+  CHECK(std::filesystem::exists(dir + "/a.html"));
+  CHECK(run_cli("lesson mha --json - --html " + dir + "/b.html").code == 0);
+  CHECK(run_cli("lesson mha --json /dev/null --html /dev/null").code == 0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a huge --layers is arithmetic, not a loop", "[bad-input][kv-cache]") {

@@ -51,6 +51,10 @@ void check_option_values(CLI::App& app);
 void emit(const std::string& text);
 // At the end of a run: flush stdout and report anything written to it that failed.
 void finish_stdout();
+// Before anything is computed, for two outputs of one run (--json and --html): both "-" (both
+// documents on stdout) or one file (the same path, or two names of one existing file: the second
+// would replace the first) is a UsageError naming both flags. /dev/null twice is allowed.
+void require_distinct_outputs(const std::string& a_flag, const std::string& a, const std::string& b_flag, const std::string& b);
 // Write text to FILE, or to stdout when FILE is "-"; a file that cannot be written is a
 // UsageError naming `flag` and the path.
 void write_output(const std::string& flag, const std::string& path, const std::string& text);

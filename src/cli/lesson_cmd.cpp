@@ -82,6 +82,7 @@ std::string defaults_footer(const LessonInfo& info) {
 }
 
 void run_lesson(const LessonOptions& o) {
+  if (o.json && o.html) require_distinct_outputs("--json", *o.json, "--html", *o.html);
   if (o.precision < 0 || o.precision > 15)
     throw UsageError("cli.err.precision", {{"flag", "--precision"}, {"value", o.precision}});
   if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});

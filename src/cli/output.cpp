@@ -1,5 +1,6 @@
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <sys/stat.h>
@@ -110,6 +111,22 @@ void emit(const std::string& text) {
 void finish_stdout() {
   errno = 0;
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed(errno);
+}
+
+void require_distinct_outputs(const std::string& a_flag, const std::string& a, const std::string& b_flag, const std::string& b) {
+  if (a == "-" && b == "-") throw UsageError("cli.err.both_stdout", {{"a_flag", a_flag}, {"b_flag", b_flag}});
+  if (a == "-" || b == "-") return;
+  // One file: the same words, the same path once made absolute ("./x" and "/cwd/x"), or, when both
+  // exist, the same device and inode (a link; stat rather than std::filesystem::equivalent, which
+  // libstdc++ refuses for devices). /dev/null twice throws both away, which is harmless.
+  std::error_code ec1, ec2;
+  std::filesystem::path pa = std::filesystem::absolute(a, ec1).lexically_normal();
+  std::filesystem::path pb = std::filesystem::absolute(b, ec2).lexically_normal();
+  struct stat sa {}, sb {};
+  bool a_exists = ::stat(a.c_str(), &sa) == 0, b_exists = ::stat(b.c_str(), &sb) == 0;
+  bool same = a == b || (!ec1 && !ec2 && pa == pb) || (a_exists && b_exists && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+  if (same && a_exists && S_ISCHR(sa.st_mode) && a == "/dev/null") return;
+  if (same) throw UsageError("cli.err.same_output", {{"a_flag", a_flag}, {"b_flag", b_flag}, {"path", a}});
 }
 
 void write_output(const std::string& flag, const std::string& path, const std::string& text) {

@@ -62,6 +62,7 @@ train::TrainConfig resolve(const TrainOptions& o) {
   if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});
   if (o.threads && (*o.threads < 1 || *o.threads > 1024))
     throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
+  if (!o.json.empty() && !o.html.empty()) require_distinct_outputs("--json", o.json, "--html", o.html);
   if (o.mlp && o.no_mlp) throw UsageError("train.err.mlp_both", {{"a_flag", "--mlp"}, {"b_flag", "--no-mlp"}});
   if (o.init != "random" && o.init != "symmetric") throw UsageError("train.err.init", {{"flag", "--init"}, {"value", o.init}});
   c.symmetric_heads = o.init == "symmetric";

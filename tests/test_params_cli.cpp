@@ -63,6 +63,19 @@ TEST_CASE("kv-cache --json has exactly the issue's schema", "[params_cli]") {
   CHECK(j["variants"][1]["ratio_to_mha"] == 0.25);
 }
 
+TEST_CASE("kv-cache: an MLA cache larger than MHA's is 'N× as much', never 1/0.0", "[params_cli]") {
+  // Before: --latent-dim 1000000000000 printed "MLA caches 1/0.0 of the first and 1/0.0 of the second".
+  CliResult big = run_cli("kv-cache --model deepseek-v3 --latent-dim 1000000000000 --lang en");
+  REQUIRE(big.code == 0);
+  CHECK(big.out.find("1/0.0") == std::string::npos);
+  CHECK_THAT(big.out, Catch::Contains("MLA caches 30517578.1× as much as the first and 24414062.5× as much as the second."));
+  CliResult mixed = run_cli("kv-cache --model deepseek-v3 --latent-dim 40000 --lang zh");
+  REQUIRE(mixed.code == 0);
+  CHECK_THAT(mixed.out, Catch::Contains("MLA 的缓存是前者的 1.2 倍，后者的 1/1.0。"));
+  CliResult usual = run_cli("kv-cache --model deepseek-v3 --lang en");
+  CHECK_THAT(usual.out, Catch::Contains("MLA caches 1/56.9 of the first and 1/71.1 of the second."));
+}
+
 TEST_CASE("kv-cache --compare and --memory", "[params_cli]") {
   CliResult r = run_cli("kv-cache --compare llama-2-7b,llama-3-8b,falcon-7b,deepseek-v3 --seq-len 4096 --lang en");
   REQUIRE(r.code == 0);

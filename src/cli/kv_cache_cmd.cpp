@@ -122,10 +122,13 @@ std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v,
     out += "  " + t("calc.kv.mla_row", {{"d_c", w.d_c}, {"d_R", w.d_R}, {"rule", w.d_c == 4 * w.d_h && w.d_R == w.d_h / 2}}) + "\n";
   if (w.k_full > 0) {
     u64 conv = v[0].elements_per_layer, full = v[1].elements_per_layer, mla = v.back().elements_per_layer;
+    // "1/x of" where MLA's cache is the smaller one, "x× as much as" where a large --latent-dim
+    // makes it the larger (it printed 1/0.0)
+    auto ratio = [&](u64 mha) { return fixed(mla <= mha ? double(mha) / double(mla) : double(mla) / double(mha), 1); };
     out += "  " + t("calc.kv.mha_convention", {{"n_h", w.n_h}, {"d_h", w.d_h}, {"conv", conv}, {"k", w.k_full},
                                                {"d_R", w.k_full - w.d_h}, {"v", w.v_full}, {"full", full},
-                                               {"r_conv", fixed(double(conv) / double(mla), 1)},
-                                               {"r_full", fixed(double(full) / double(mla), 1)}}) + "\n";
+                                               {"conv_less", mla <= conv}, {"r_conv", ratio(conv)},
+                                               {"full_less", mla <= full}, {"r_full", ratio(full)}}) + "\n";
   }
   out += "  " + t("calc.kv.vectors_note", {{"l", w.l}}) + "\n";
   if (o.tp > 1) out += "  " + t("calc.kv.whatif_tp", {{"tp", o.tp}}) + "\n";

@@ -153,7 +153,8 @@ TEST_CASE("decode: the CLI in en and zh with JSON and bad input", "[decode][cli]
   CHECK(nlohmann::json::parse(j.out)["lesson"] == "decode");
   for (const char* bad : {"lesson decode --kv-heads 3", "lesson decode --generate 0", "lesson decode --bandwidth -1",
                           "lesson decode --rope-dim 3", "lesson decode --generate 100000", "lesson decode --layers 65",
-                          "lesson decode --bytes-per-number 9"}) {
+                          "lesson decode --bytes-per-number 9", "lesson decode --rope-dim 1152921504606846976",
+                          "lesson decode --rope-dim 2097152", "lesson decode --latent-dim 2097152"}) {
     CliResult r = run_cli(bad);
     INFO(bad << "\n" << r.err);
     CHECK(r.code == 2);

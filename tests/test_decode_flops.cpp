@@ -98,3 +98,34 @@ TEST_CASE("flops: the CLI with JSON and bad input", "[flops][cli]") {
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("flops: counts that would pass 2^64 are refused, never printed wrapped", "[flops][cli]") {
+  // DeepSeek-V3 at T = 2^24: the absorbed MLA's scores alone are T(T+1)/2 · 128 · 576 ≈ 1.04e19
+  // multiply-adds, so its FLOP (about 3.9e19 in all) pass 2^64 ≈ 1.84e19.
+  for (const char* bad : {"flops --model deepseek-v3 --seq-len 16777216", "flops --d-model 131072 --heads 128 --seq-len 16777216",
+                          "flops --d-model 4096 --heads 32 --head-dim 1000000000000 --json"}) {
+    CliResult e = run_cli(bad);
+    INFO(bad << "\n" << e.err);
+    CHECK(e.code == 2);
+    CHECK(e.out.empty());
+    CHECK(e.err.find("overflow 64 bits") != std::string::npos);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
+  // The largest that fits still prints: 2^24 tokens of Llama 3 8B.
+  CliResult ok = run_cli("flops --model llama-3-8b --seq-len 16777216 --json");
+  REQUIRE(ok.code == 0);
+  nlohmann::json j = nlohmann::json::parse(ok.out);
+  for (const auto& v : j["prefill"]["variants"]) {
+    std::uint64_t parts = 0;
+    for (const char* k : {"q_proj", "kv_proj", "scores", "weighted_sum", "out_proj", "ffn"}) parts += v[k].get<std::uint64_t>();
+    CHECK(v["macs"].get<std::uint64_t>() == parts);
+    CHECK(v["flops"].get<std::uint64_t>() == 2 * parts);
+  }
+}
+
+TEST_CASE("flops: layer_flops throws instead of wrapping", "[flops]") {
+  FlopDims d{1u << 20, 1u << 10, 1u << 10, 1u << 10, 512, 64, 0, 1u << 20, true};
+  CHECK_NOTHROW(layer_flops(d, 1, 1));
+  CHECK_THROWS_AS(layer_flops(d, std::uint64_t{1} << 30, 1), std::overflow_error);   // rows · D · H · Dh = 2^70
+  CHECK_THROWS_AS(prefill_flops(d, std::uint64_t{1} << 33), std::overflow_error);   // T(T+1) itself passes 2^64
+}

@@ -161,7 +161,7 @@ TEST_CASE("transmla: the CLI in en and zh with JSON, steps and bad input", "[tra
   CliResult step = run_cli("lesson transmla --step rewrite");
   CHECK(step.code == 0);
   CHECK(step.out.find("W_DKV") != std::string::npos);
-  for (const char* bad : {"lesson transmla --kv-heads 3", "lesson transmla --latent-dim 9", "lesson transmla --latent-dim 0",
+  for (const char* bad : {"lesson transmla --kv-heads 3", "lesson transmla --d-model 1", "lesson transmla --d-model 1 --heads 2 --seq-len 1", "lesson transmla --latent-dim 9", "lesson transmla --latent-dim 0",
                           "lesson transmla --bytes-per-number 9", "lesson transmla --head-dim 0",
                           "lesson transmla --d-model 100000 --heads 1000 --kv-heads 1000"}) {
     CliResult r = run_cli(bad);

@@ -91,10 +91,16 @@ Settings resolve(const DecodeOptions& c) {
   require_fits({d.D, d.D}, "W_Q", "--d-model");
   require_fits({d.T, d.V}, "logits", "--generate or --vocab");
   require_total(4 * d.L + 4, {std::max(d.T, d.D), std::max(d.D, d.V)}, "the model", "--layers, --d-model, --vocab or --generate");
+  // d_c and d_R only size the comparison's counts (no tensor has them): capped so that every
+  // count, about T · H · (d_c + d_R) · layers · bytes, stays far inside 64 bits.
+  constexpr std::int64_t kMaxDim = std::int64_t{1} << 20;
   s.v = VariantDims{d.H, d.G, d.Dh, positive(c.latent_dim, 2 * d.Dh, "--latent-dim"), 2};
+  if (s.v.C > static_cast<std::size_t>(kMaxDim))
+    throw UsageError("decode.err.too_many", {{"flag", "--latent-dim"}, {"max", kMaxDim}});
   if (c.rope_dim) {
     if (*c.rope_dim < 0 || *c.rope_dim % 2 != 0)
       throw UsageError("decode.err.rope_dim", {{"flag", "--rope-dim"}, {"value", *c.rope_dim}});
+    if (*c.rope_dim > kMaxDim) throw UsageError("decode.err.too_many", {{"flag", "--rope-dim"}, {"max", kMaxDim}});
     s.v.R = static_cast<std::size_t>(*c.rope_dim);
   }
   s.bytes = positive(c.bytes_per_number, 2, "--bytes-per-number");

@@ -60,6 +60,8 @@ Settings resolve(const TransMlaOptions& c, std::size_t T) {
   TransMlaDims& d = s.d;
   d.T = T;
   d.D = positive(c.d_model, 16, "--d-model");
+  if (d.D < 2)  // K = min(D, 2·g·d_h) must leave a rank to drop, and the sweep two points to chart
+    throw UsageError("transmla.err.d_model_min", {{"flag", "--d-model"}, {"value", d.D}});
   d.H = positive(c.heads, 8, "--heads");
   d.G = positive(c.kv_heads, 2, "--kv-heads");
   require_divisible(d.H, "--heads", d.G, "--kv-heads");

@@ -1,6 +1,8 @@
 // attnlab flops: multiply-adds of one layer, part by part, for prefill of T tokens and for one
 // decode step at context N, per attention variant at a model's dims (src/math/decode_flops.h),
 // and the conversation's "h heads cost about one big head" as numbers. Words: catalogs/flops.
+#include <stdexcept>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -118,7 +120,13 @@ void run_flops(const FlopsOptions& o) {
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   FlopDims d = dims_of(m, o.kv_heads);
   std::uint64_t T = static_cast<std::uint64_t>(o.seq_len), N = static_cast<std::uint64_t>(o.context);
-  std::vector<LayerFlops> pre = prefill_flops(d, T), dec = decode_flops(d, N);
+  std::vector<LayerFlops> pre, dec;
+  try {
+    pre = prefill_flops(d, T);
+    dec = decode_flops(d, N);
+  } catch (const std::overflow_error&) {
+    throw UsageError("flops.err.overflow", {{"model", m.name}, {"T", T}, {"n", N}});
+  }
   Concurrency fit = concurrency(m, o.kv_heads, N, o.memory);
   if (o.json) {
     nlohmann::ordered_json j;

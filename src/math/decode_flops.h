@@ -31,6 +31,7 @@ struct LayerFlops {
 //                  scores pairs·H·(C+R), sum pairs·H·C, out rows·(H·C·Dh + H·Dh·D) (W_UV, then W_O)
 //   one_head       MHA with one head of width H·Dh: the same matmuls, pairs exponentials
 //   ffn            rows·3·D·F when gated, rows·2·D·F otherwise (the same for every variant)
+// Every count, each variant's total and its FLOP (2 · total) fit in 64 bits, or std::overflow_error.
 std::vector<LayerFlops> layer_flops(const FlopDims& d, std::uint64_t rows, std::uint64_t pairs);
 std::vector<LayerFlops> prefill_flops(const FlopDims& d, std::uint64_t T);   // rows T, pairs T(T+1)/2
 std::vector<LayerFlops> decode_flops(const FlopDims& d, std::uint64_t n);    // rows 1, pairs n

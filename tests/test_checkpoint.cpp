@@ -119,6 +119,26 @@ TEST_CASE("safetensors dtypes F16, BF16, F32 and F64 widen exactly", "[checkpoin
   CHECK(f.entries().size() == 5);
 }
 
+TEST_CASE("a NaN or an infinity in a checkpoint's weights is refused naming the tensor and the element", "[checkpoint][bad_input]") {
+  TempDir d("nan");
+  // (2, 2) F32 matrices: "nan" has a NaN at flat index 3, "inf" an infinity at index 1; BF16 0x7F80 is +inf.
+  auto f32 = [](std::vector<float> v) { return std::string(reinterpret_cast<const char*>(v.data()), 4 * v.size()); };
+  std::string data = f32({1, 2, 3, std::nanf("")}) + f32({1, -INFINITY, 3, 4}) + f32({1, 2, 3, 4}) + std::string("\x80\x7f", 2);
+  nlohmann::json h = {{"nan", {{"dtype", "F32"}, {"shape", {2, 2}}, {"data_offsets", {0, 16}}}},
+                      {"inf", {{"dtype", "F32"}, {"shape", {2, 2}}, {"data_offsets", {16, 32}}}},
+                      {"ok", {{"dtype", "F32"}, {"shape", {2, 2}}, {"data_offsets", {32, 48}}}},
+                      {"bf", {{"dtype", "BF16"}, {"shape", {1}}, {"data_offsets", {48, 50}}}}};
+  std::string path = d.path + "/x.safetensors";
+  write_bytes(path, safetensors_bytes(h.dump(), data));
+  SafetensorsFile f(path);
+  CHECK(usage_error([&] { f.read(*f.find("nan")); }) == "checkpoint.err.not_finite file=" + path + " tensor=nan index=3");
+  CHECK(usage_error([&] { f.read(*f.find("inf")); }) == "checkpoint.err.not_finite file=" + path + " tensor=inf index=1");
+  CHECK(usage_error([&] { f.read(*f.find("bf")); }) == "checkpoint.err.not_finite file=" + path + " tensor=bf index=0");
+  CHECK(usage_error([&] { f.read_rows(*f.find("nan"), 1, 1); }) == "checkpoint.err.not_finite file=" + path + " tensor=nan index=3");
+  CHECK(f.read_rows(*f.find("nan"), 0, 1).data == std::vector<double>{1, 2});  // the finite row reads
+  CHECK(f.read(*f.find("ok")).data == std::vector<double>{1, 2, 3, 4});
+}
+
 TEST_CASE("malformed safetensors files are refused naming the file and the tensor", "[checkpoint][bad_input]") {
   const std::string good = read_bytes(fixture("tiny-gpt2/model.safetensors"));
   // (no structured binding: clang 14 cannot capture one in a lambda)

@@ -112,6 +112,24 @@ TEST_CASE("train --save writes a GPT-2 checkpoint that json + numpy read back wi
           for (std::size_t v = 0; v < 12; ++v)
             worst_logit = std::max(worst_logit, std::fabs(got["logits"][i][v].get<double>() - a.logits[i * 12 + v]));
         CHECK(worst_logit < 1e-12);
+        // generate (the KV-cache path, attention-only blocks included) picks numpy's argmax of the
+        // logits after the prompt 3,1,4,1,5, with numpy's logit
+        CliResult gen = run_cli("generate --weights '" + (dir / "ckpt").string() + "' --token-ids 3,1,4,1,5 --tokens 1 --json");
+        REQUIRE(gen.code == 0);
+        nlohmann::json step = nlohmann::json::parse(gen.out)["steps"][0];
+        const auto& row = got["logits"][4];
+        std::size_t best = 0;
+        for (std::size_t v = 1; v < 12; ++v)
+          if (row[v].get<double>() > row[best].get<double>()) best = v;
+        CHECK(step["id"] == best);
+        CHECK(std::fabs(step["logit"].get<double>() - row[best].get<double>()) < 1e-12);
+        // the lessons that show an MLP refuse an attention-only checkpoint in one line
+        for (const char* lesson : {"block", "kv-memory", "ffn"}) {
+          CliResult l = run_cli(std::string("lesson ") + lesson + " --weights '" + (dir / "ckpt").string() + "' --token-ids 3,1,4");
+          INFO(lesson << ": " << l.err);
+          CHECK(l.code == (mlp ? 0 : 2));
+          if (!mlp) CHECK(l.err.find("attention-only") != std::string::npos);
+        }
       }
       fs::remove_all(dir);
     }

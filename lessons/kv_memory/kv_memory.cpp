@@ -197,6 +197,7 @@ Trace run_real(const KvMemoryOptions& c) {
     if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
   RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
   if (!in.model) throw UsageError("llama.err.ffn_llama", {{"folder", in.folder}});
+  if (in.model->attention_only()) throw UsageError("checkpoint.err.attention_only", {{"folder", in.folder}});
   const ModelConfig& mc = in.config();
   std::int64_t layer = c.layer.value_or(0);
   if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)

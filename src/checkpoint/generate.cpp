@@ -52,6 +52,7 @@ Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids,
     cache.V[i] = append_tokens(cache.V[i], split_heads(add_bias(matmul(a, w.W_V), w.b_V), H));
     Tensor heads = cached_attention(q, cache.K[i], cache.V[i], t0);        // (H, n, Dh)
     x = add(x, add_bias(matmul(merge_heads(heads), w.W_O), w.b_O));        // (n, D)
+    if (model.attention_only()) continue;                                  // no ln_2 / MLP: x_out = x_mid
     Tensor b = layernorm(x, w.ln2_g, w.ln2_b, model.eps()).out;
     x = add(x, ffn_forward(b, w.W_1, w.b_1, w.W_2, w.b_2, model.activation()).y);
   }

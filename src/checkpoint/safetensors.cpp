@@ -202,6 +202,7 @@ Tensor SafetensorsFile::read(const TensorEntry& e) const {
   const unsigned char* p = map_ + data_start_ + e.begin;
   std::size_t w = dtype_size(e.dtype);
   for (std::size_t i = 0; i < t.data.size(); ++i) t.data[i] = element(p + i * w, e.dtype);
+  require_finite(t, 0, e);
   return t;
 }
 
@@ -214,7 +215,18 @@ Tensor SafetensorsFile::read_rows(const TensorEntry& e, std::size_t r0, std::siz
     const unsigned char* p = map_ + data_start_ + e.begin + (r0 + r) * cols * w;
     for (std::size_t c = 0; c < cols; ++c) t.data[r * cols + c] = element(p + c * w, e.dtype);
   }
+  require_finite(t, r0 * cols, e);
   return t;
+}
+
+// Weights are numbers: a NaN or an infinity would surface much later as a softmax over nothing.
+void SafetensorsFile::require_finite(const Tensor& t, std::size_t first, const TensorEntry& e) const {
+  bool finite = true;
+  for (double v : t.data) finite &= std::isfinite(v);
+  if (finite) return;
+  std::size_t i = 0;
+  while (std::isfinite(t.data[i])) ++i;
+  throw UsageError("checkpoint.err.not_finite", {{"file", path_}, {"tensor", e.name}, {"index", first + i}});
 }
 
 Checkpoint::Checkpoint(const std::string& folder) : folder_(folder) {

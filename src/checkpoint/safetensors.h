@@ -46,6 +46,8 @@ class SafetensorsFile {
   Tensor read(const TensorEntry& e) const;
   // Rows [r0, r0 + n) of a rank-2 tensor, as (n, cols).
   Tensor read_rows(const TensorEntry& e, std::size_t r0, std::size_t n) const;
+  // A UsageError naming the file, the tensor and the flat index of its first NaN or infinity.
+  void require_finite(const Tensor& t, std::size_t first, const TensorEntry& e) const;
 
  private:
   std::string path_;

@@ -157,7 +157,7 @@ void require_head_work(const HeadDims& d, double passes) {
 }
 
 void require_retrain_fits(double flops) {
-  const double max = train::kMaxTrainFlops * work_cap_scale();
+  const double max = train::kMaxTrainWork * work_cap_scale();
   if (flops > max) throw UsageError("input.err.retrain_work", {{"flops", flops}, {"max", max}});
 }
 

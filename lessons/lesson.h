@@ -78,7 +78,7 @@ double work_cap_scale();
 // The fuzzers lower the caps (fuzz/), so every input they try runs in milliseconds.
 void set_work_caps_for_fuzzing(double max_work, double max_numbers);
 // --retrain: a training run of `flops` floating-point operations is refused up front (UsageError
-// input.err.retrain_work) past what `attnlab train` allows for one run, train::kMaxTrainFlops,
+// input.err.retrain_work) past what `attnlab train` allows for one run, train::kMaxTrainWork,
 // scaled by work_cap_scale() under the fuzzers.
 void require_retrain_fits(double flops);
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").

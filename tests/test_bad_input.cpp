@@ -60,7 +60,7 @@ TEST_CASE("symmetry: a learning rate that diverges is a usage error, not an inte
 TEST_CASE("symmetry: training is capped so a lesson never hangs", "[bad-input][symmetry]") {
   // Before: --steps 1000000 ran for 22 s, --d-model 2048 --seq-len 64 for over a minute.
   rejects("lesson symmetry --steps 1000000", "--steps 1000000 is more than this lesson trains (at most 10000)");
-  rejects("lesson symmetry --d-model 4096 --seq-len 256", "reduce --steps, --seq-len/--tokens, --d-model");
+  rejects("lesson symmetry --d-model 4096 --seq-len 256", "reduce --steps, --seq-len/--tokens, --heads, --d-model");
   CHECK(run_cli("lesson symmetry --steps 10000").code == 0);
   // The chapter's 768/12 runs (with the packed matmul; the default step shrinks to 64/768).
   CHECK(run_cli("lesson symmetry --d-model 768 --heads 12").code == 0);

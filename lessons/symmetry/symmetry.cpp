@@ -63,13 +63,17 @@ Setup resolve(const SymmetryOptions& c, std::size_t T) {
   if (steps > kMaxSteps)
     throw UsageError("symmetry.err.steps_max", {{"flag", "--steps"}, {"value", steps}, {"max", kMaxSteps}});
   // Three training runs. Per step, forward: 4·T·D² (W_Q, W_K, W_V, W_O) + 2·T²·D (scores, weighted
-  // sums); backward about twice that. Held: X, Y, the three starts and each run's weights, grads and
-  // activations (4·D² and a few (T, D) and (H, T, T)), and 3 losses per step.
+  // sums); backward about twice that; and each of the H·T² scores costs about 22 ns more (its exp,
+  // softmax and their backward, the per-head loops: measured, the time of kScoreMadds multiply-adds
+  // at the lessons' cap of about a minute), which is what 128 heads of width 1 spend their time on.
+  // Held: X, Y, the three starts and each run's weights, grads and activations (4·D² and a few
+  // (T, D) and (H, T, T)), and 3 losses per step.
+  constexpr double kScoreMadds = 400;
   double Td = static_cast<double>(T), Dd = static_cast<double>(D), Hd = static_cast<double>(H);
   require_work([&](double n) {
-    return Work{3.0 * 3.0 * n * (4.0 * Td * Dd * Dd + 2.0 * Td * Td * Dd),
+    return Work{3.0 * n * (3.0 * (4.0 * Td * Dd * Dd + 2.0 * Td * Td * Dd) + kScoreMadds * Hd * Td * Td),
                 2.0 * Td * Dd + 3.0 * (3.0 * 4.0 * Dd * Dd + 8.0 * Td * Dd + 4.0 * Hd * Td * Td) + 3.0 * n};
-  }, steps, "--steps", "--steps, --seq-len/--tokens, --d-model");
+  }, steps, "--steps", "--steps, --seq-len/--tokens, --heads, --d-model");
   return {T, D, H, D / H, steps, lr};
 }
 

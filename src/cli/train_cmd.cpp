@@ -40,7 +40,7 @@ struct TrainOptions {
   std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
 };
 
-using train::kMaxTrainFlops;  // trainer.h: about a minute and a half on two cores
+using train::kMaxTrainWork;  // trainer.h: about two minutes on two cores
 
 void positive(const char* flag, std::int64_t v) {
   if (v < 1) throw UsageError("cli.err.positive", {{"flag", flag}, {"value", v}});
@@ -89,10 +89,10 @@ train::TrainConfig resolve(const TrainOptions& o) {
   if (numbers > static_cast<double>(kMaxLessonElements) * work_cap_scale())
     throw UsageError("train.err.memory", {{"numbers", numbers}, {"max", static_cast<double>(kMaxLessonElements)},
                                           {"flags", "--batch, --seq-len, --d-model, --vocab, --layers"}});
-  const double work = train::step_flops(c) * static_cast<double>(c.steps), max_work = kMaxTrainFlops * work_cap_scale();
+  const double work = train::step_work(c) * static_cast<double>(c.steps), max_work = kMaxTrainWork * work_cap_scale();
   if (work > max_work)
-    throw UsageError("train.err.work", {{"flops", work}, {"max", max_work}, {"flags", "--steps, --batch, --seq-len, --d-model, --layers"},
-                                        {"max_steps", static_cast<std::uint64_t>(std::floor(max_work / train::step_flops(c)))}});
+    throw UsageError("train.err.work", {{"flops", work}, {"max", max_work}, {"flags", "--steps, --batch, --seq-len, --heads, --d-model, --layers"},
+                                        {"max_steps", static_cast<std::uint64_t>(std::floor(max_work / train::step_work(c)))}});
   return c;
 }
 

@@ -18,6 +18,13 @@ double step_flops(const TrainConfig& c) {
   return 3 * forward;  // backward ≈ twice the forward
 }
 
+double step_work(const TrainConfig& c) {
+  const double scores = static_cast<double>(c.model.n_layer) * static_cast<double>(c.batch) *
+                        static_cast<double>(c.model.n_head) * static_cast<double>(c.model.n_positions) *
+                        static_cast<double>(c.model.n_positions);
+  return step_flops(c) + kScoreWork * scores + kStepWork;
+}
+
 double train_memory_numbers(const TrainConfig& c) {
   const double B = static_cast<double>(std::max(c.batch, c.eval_batch)), T = static_cast<double>(c.model.n_positions),
                C = static_cast<double>(c.model.d_model), V = static_cast<double>(c.model.vocab),

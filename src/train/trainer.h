@@ -26,15 +26,24 @@ struct TrainConfig {
   bool symmetric_heads = false;  // every head starts as a copy of head 1 (clones.h); the gap is recorded
 };
 
-// The most work one training run may do: 2.5·10^12 floating-point operations, a minute and a half
-// at the speed the trainer reaches on a 2-core machine (the default induction run, 4,000 steps:
-// 2.1·10^12, 70–81 s). `attnlab train` and every lesson's --retrain run are held to it (scaled down
-// under the fuzzers with the lessons' caps, work_cap_scale).
-constexpr double kMaxTrainFlops = 2.5e12;
+// The most work one training run may do, in floating-point operations' worth (step_work): about
+// two minutes on a 2-core machine whatever the shape (the default induction run, 4,000 steps:
+// 2.9·10^12, 100-110 s; 15,000 steps of 8 heads of width 1: 85 s). `attnlab train` and every
+// lesson's --retrain run are held to it (scaled down under the fuzzers with the lessons' caps,
+// work_cap_scale).
+constexpr double kMaxTrainWork = 3.2e12;
+// What step_flops leaves out, in floating-point operations' worth, measured (docs/ARCHITECTURE.md):
+// each attention score of each head costs about 12 ns (its exp, the softmax and their backward,
+// the per-head loops), the time of 350 operations of the matmuls; each step about 1 ms (its
+// hundred parallel loops, AdamW, drawing the batch).
+constexpr double kScoreWork = 350, kStepWork = 2.5e7;
 
 // Floating-point operations of one training step (forward + backward, the multiply-adds of the
-// matmuls and attention counted as 2), for the work cap and the GFLOP/s figure.
+// matmuls and attention counted as 2), for the GFLOP/s figure.
 double step_flops(const TrainConfig& c);
+// The cost of one step for the work cap: step_flops + kScoreWork per score (layers · batch · heads
+// · T²) + kStepWork. Many small heads cost far more than their FLOP say.
+double step_work(const TrainConfig& c);
 // Numbers held at once while training (weights, gradients, AdamW moments, activations, scratch).
 double train_memory_numbers(const TrainConfig& c);
 

@@ -117,3 +117,11 @@ TEST_CASE("the JSON trace writes -inf as null and keeps every tensor", "[render]
   CHECK(json.find("\"data\":[1,null]") != std::string::npos);
   CHECK(json.find("\"values\":{\"d_k\":4}") != std::string::npos);
 }
+
+TEST_CASE("a word right after Chinese punctuation may start the next line", "[render]") {
+  // "用；DeepSeek": the break goes after the full-width semicolon, not before "用"
+  CHECK(wrap("一二三用；DeepSeek", 12, "  ") == "  一二三用；\n  DeepSeek\n");
+  // a closing quote still never starts a line
+  CHECK(wrap("一二三四”五", 11, "  ") == "  一二三四”\n  五\n");
+  CHECK(wrap("一二三四”五", 10, "  ") == "  一二三\n  四”五\n");
+}

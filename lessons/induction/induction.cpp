@@ -271,7 +271,7 @@ void step_shortcut(LessonRecorder& r, const Induction& m) {
   const train::ModelReport &f = m.shortcut_fixed, &x = m.shortcut_random;
   const std::size_t L = f.offset.dim(0), k = c.model.n_positions / 2 - 1;
   BestHead o = train::best_head(f.offset, 0, L), q = train::best_head(x.scores.induction, L > 1 ? 1 : 0, L);
-  r.step("shortcut", {{"steps", c.steps}, {"half", c.model.n_positions / 2}, {"k", k}});
+  r.step("shortcut", {{"steps", c.steps}, {"half", c.model.n_positions / 2 + 1}, {"k", k}});
   Table t{{r.t("scores.col.layer"), r.t("scores.col.head"), r.t("shortcut.col.offset"), r.t("shortcut.col.induction")}, {}};
   for (std::size_t l = 0; l < L; ++l)
     for (std::size_t h = 0; h < f.offset.dim(1); ++h) t.rows.push_back({I(l + 1), I(h + 1), f.offset(l, h), x.scores.induction(l, h)});

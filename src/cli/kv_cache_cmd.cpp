@@ -102,7 +102,7 @@ std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v,
   std::vector<Bar> bars;
   for (const auto& r : v) {
     std::string formula = r.name == "mha"        ? "2·n_h·d_h·l"
-                          : r.name == "mha_full" ? fmt::format("n_h·(d_k+d_v)·l ({}+{})", w.k_full, w.v_full)
+                          : r.name == "mha_full" ? fmt::format("n_h·(d_h+d_R+d_v)·l ({}+{}+{})", w.k_full - w.d_R, w.d_R, w.v_full)
                           : r.name == "gqa"      ? fmt::format("2·n_g·d_h·l (n_g={})", r.kv_heads)
                           : r.name == "mqa"      ? "2·d_h·l"
                                                  : fmt::format("(d_c+d_R)·l ({}+{})", w.d_c, w.d_R);

@@ -1,4 +1,7 @@
 // render_trace: a whole lesson for the terminal, step by step.
+#include <cctype>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "style.h"
@@ -12,11 +15,13 @@ constexpr std::size_t kTextWidth = 78;
 
 // Split a line into units that wrapping keeps whole: an ASCII word with its trailing spaces,
 // or a single wide (CJK) character with any punctuation that must not start a line; an opening
-// quote or bracket is kept with what follows it, so that it never ends a line.
+// quote or bracket is kept with what follows it, so that it never ends a line. A word that follows
+// a Chinese character or full-width punctuation directly may start a line of its own.
 std::vector<std::string> wrap_units(const std::string& line) {
   std::vector<std::string> units;
   std::string cur;
-  bool opened = false;  // cur ends with an opening quote or bracket
+  bool opened = false;      // cur ends with an opening quote or bracket
+  bool after_wide = false;  // cur ends with a wide character
   for (std::size_t i = 0; i < line.size();) {
     unsigned char c = static_cast<unsigned char>(line[i]);
     std::size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
@@ -28,6 +33,9 @@ std::vector<std::string> wrap_units(const std::string& line) {
                    ch == "\uFF09" || ch == "\uFF01" || ch == "\uFF1F" || ch == "\u201D";
     // an opening quote, full-width parenthesis, book-title mark or corner bracket never ends one
     bool opening = ch == "\u201C" || ch == "\u2018" || ch == "\uFF08" || ch == "\u300A" || ch == "\u300C";
+    bool starts_word = c < 0x80 && (std::isalnum(c) != 0 || std::strchr("`([{'\"-_*<#$", static_cast<char>(c)) != nullptr);
+    bool was_wide = after_wide;
+    after_wide = wide;
     if (opened) {
       cur += ch;
       opened = opening;
@@ -45,7 +53,7 @@ std::vector<std::string> wrap_units(const std::string& line) {
       units.push_back(cur);
       cur.clear();
     } else {
-      if (!cur.empty() && cur.back() == ' ') {
+      if (!cur.empty() && (cur.back() == ' ' || (was_wide && starts_word))) {
         units.push_back(cur);
         cur.clear();
       }

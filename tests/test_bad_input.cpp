@@ -39,6 +39,9 @@ TEST_CASE("a negative size is refused by name, never wrapped to 2^64 - 1", "[bad
   rejects("params --d-model 64 --heads 2 --layers -1", "--layers: must not be negative");
   rejects("kv-cache --model gpt2 --seq-len -1", "--seq-len: must not be negative");
   rejects("kv-cache --model gpt2 --batch -3", "--batch: must not be negative");
+  rejects("kv-cache --model gpt2 --kv-heads 0", "--kv-heads: must be at least 1");
+  rejects("kv-cache --model gpt2 --latent-dim 0", "--latent-dim: must be at least 1");
+  rejects("kv-cache --model gpt2 --rope-dim 3", "--rope-dim: must be even, as RoPE rotates pairs of numbers (got 3)");
 }
 
 TEST_CASE("an integer past its type's range is refused, not saturated", "[bad-input]") {

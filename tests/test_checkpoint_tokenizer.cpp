@@ -69,6 +69,14 @@ TEST_CASE("GPT-2 BPE: pieces, labels and bad input", "[tokenizer]") {
   CHECK(tok.encode("The cat") == std::vector<std::int64_t>{464, 3797});
   CHECK(tok.label(3797) == "\xe2\x90\xa3" "cat");  // a leading space shows as U+2423
   CHECK(tok.decode_bytes(3797) == " cat");
+  // A token whose bytes are a control character shows them as <hex>: C0 (0x07) and, since a trace
+  // with one is refused by attnlab render, C1 too (U+0085, bytes c2 85; in GPT-2's byte alphabet
+  // 0xC2 is "\u00c2" and 0x85 is "\u0127").
+  Gpt2Tokenizer small(R"({"\u00c2\u0127": 0, "\u0107": 1, "a\u00c2\u00a9": 2})", "#version: 0.2\n", "x");
+  CHECK(small.decode_bytes(0) == "\xc2\x85");
+  CHECK(small.label(0) == "<c2><85>");
+  CHECK(small.label(1) == "<07>");
+  CHECK(small.label(2) == "a\xc2\xa9");  // U+00A9 is printable: shown as it is
   // "猫" is 3 bytes, split by GPT-2 into byte tokens: each half shows as <hex>.
   std::vector<std::int64_t> cat = tok.encode("\xe7\x8c\xab");
   std::string joined;

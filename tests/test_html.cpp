@@ -128,6 +128,7 @@ TEST_CASE("html: bad traces and unwritable paths get one exit-2 line and leave n
       {std::regex_replace(good, std::regex("\"data\":\\["), "\"data\":[\"x\","), "not a valid attnlab trace"},
       {std::string(100000, '['), "nested more than 64 levels"},
       {std::regex_replace(good, std::regex("\"heatmap\":true"), "\"heatmap\":true,\"first\":2"), "not a valid attnlab trace"},
+      {std::regex_replace(good, std::regex("\"row-major\""), "\"column-major\""), "not a valid attnlab trace"},
   };
   for (const Case& c : cases) {
     write(bad, c.text);

@@ -323,6 +323,11 @@ void run_kv(KvOptions o) {
   Dtype dt = parse_dtype(o.dtype, "--dtype");
   if (o.seq_len == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--seq-len"}});
   if (o.batch == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--batch"}});
+  auto given = [&o](const char* flag) { return std::find(o.given.begin(), o.given.end(), flag) != o.given.end(); };
+  // 0 stands for "the model's own" inside; given on the command line it is a mistake
+  if (given("--kv-heads") && o.kv_heads == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--kv-heads"}});
+  if (given("--latent-dim") && o.latent == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--latent-dim"}});
+  if (o.rope % 2 != 0) throw UsageError("calc.err.rope_odd", {{"flag", "--rope-dim"}, {"value", o.rope}});
   if (!o.compare.empty()) {
     if (!o.src.model.empty() || !o.src.config.empty() || o.src.dims.d_model > 0) throw UsageError("calc.err.compare_alone");
     for (const char* flag : kNotWithCompare)

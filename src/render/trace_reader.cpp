@@ -113,6 +113,8 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
     throw UsageError("html.err.trace_control", {{"file", path}, {"what", where.substr(1)}, {"char", ch}});
   Trace tr;
   tr.lesson = str(field(doc, "lesson", path), path, "lesson");
+  // The data are read as attnlab writes them, row-major: a trace that says otherwise is not ours.
+  if (doc.contains("data_order") && doc["data_order"] != "row-major") bad(path, "data_order");
   const auto& config = doc["config"];
   if (!config.is_object()) bad(path, "config");
   static const json kEmpty = json::object();

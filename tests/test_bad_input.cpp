@@ -42,6 +42,14 @@ TEST_CASE("a negative size is refused by name, never wrapped to 2^64 - 1", "[bad
   rejects("kv-cache --model gpt2 --kv-heads 0", "--kv-heads: must be at least 1");
   rejects("kv-cache --model gpt2 --latent-dim 0", "--latent-dim: must be at least 1");
   rejects("kv-cache --model gpt2 --rope-dim 3", "--rope-dim: must be even, as RoPE rotates pairs of numbers (got 3)");
+  // --rope-dim 0 given: MLA without a decoupled RoPE key (0 inside is "the model's own" 64)
+  CliResult zero = run_cli("kv-cache --model deepseek-v3 --rope-dim 0");
+  REQUIRE(zero.code == 0);
+  CHECK(zero.out.find("(d_c+d_R)·l (512+0)                          512              1") != std::string::npos);
+  // the MHA' label keeps the model's own d_R whatever --rope-dim the MLA row is given
+  CliResult wide = run_cli("kv-cache --model deepseek-v3 --rope-dim 256");
+  REQUIRE(wide.code == 0);
+  CHECK(wide.out.find("n_h·(d_h+d_R+d_v)·l (128+64+128)") != std::string::npos);
 }
 
 TEST_CASE("an integer past its type's range is refused, not saturated", "[bad-input]") {
@@ -161,6 +169,9 @@ TEST_CASE("json and html outputs to one file or both to stdout are refused befor
   rejects("train --lang en --json " + file + " --html " + file, "--json and --html name the same file");
   rejects("train --lang en --json - --html -", "would both write to stdout");
   rejects("lesson mha --lang zh --json - --html -", "都会写到标准输出");
+  // stdout under another name: /dev/stdout is the file run_cli sends stdout to
+  rejects("lesson mha --lang en --json /dev/stdout --html -", "would both write to stdout");
+  rejects("lesson mha --lang en --json - --html /proc/self/fd/1", "would both write to stdout");
   // Two files, one of them stdout, or /dev/null twice: fine.
   CHECK(run_cli("lesson mha --json " + dir + "/a.json --html " + dir + "/a.html").code == 0);
   CHECK(std::filesystem::exists(dir + "/a.json"));

@@ -119,6 +119,13 @@ TEST_CASE("safetensors dtypes F16, BF16, F32 and F64 widen exactly", "[checkpoin
   CHECK(f.entries().size() == 5);
 }
 
+TEST_CASE("a --weights path with a control character is refused before it reaches a trace", "[checkpoint][bad_input]") {
+  CliResult r = run_cli("lesson mha --weights \"$(printf '/tmp/ck\\001t')\" --token-ids 0,1");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "attnlab: error: --weights /tmp/ck\\x01t: control characters are not allowed in a checkpoint's path\n");
+}
+
 TEST_CASE("a NaN or an infinity in a checkpoint's weights is refused naming the tensor and the element", "[checkpoint][bad_input]") {
   TempDir d("nan");
   // (2, 2) F32 matrices: "nan" has a NaN at flat index 3, "inf" an infinity at index 1; BF16 0x7F80 is +inf.

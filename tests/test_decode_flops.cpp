@@ -127,5 +127,9 @@ TEST_CASE("flops: layer_flops throws instead of wrapping", "[flops]") {
   FlopDims d{1u << 20, 1u << 10, 1u << 10, 1u << 10, 512, 64, 0, 1u << 20, true};
   CHECK_NOTHROW(layer_flops(d, 1, 1));
   CHECK_THROWS_AS(layer_flops(d, std::uint64_t{1} << 30, 1), std::overflow_error);   // rows · D · H · Dh = 2^70
-  CHECK_THROWS_AS(prefill_flops(d, std::uint64_t{1} << 33), std::overflow_error);   // T(T+1) itself passes 2^64
+  // With every width 1 only T(T+1) itself passes 2^64 (T = 2^33): an unchecked product would wrap
+  // to a small count and throw nothing.
+  FlopDims one{1, 1, 1, 1, 0, 0, 0, 1, false};
+  CHECK_NOTHROW(prefill_flops(one, std::uint64_t{1} << 30));
+  CHECK_THROWS_AS(prefill_flops(one, std::uint64_t{1} << 33), std::overflow_error);
 }

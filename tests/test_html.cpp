@@ -89,7 +89,7 @@ TEST_CASE("html: a Chinese page declares lang zh and a CJK font stack", "[html]"
 }
 
 TEST_CASE("html: render reproduces a lesson's page byte for byte and its terminal text", "[html]") {
-  for (const char* args : {"mha", "mha --lang zh --causal", "gelu", "kv-memory", "block", "mla --lang zh", "symmetry"}) {
+  for (const char* args : {"mha", "mha --lang zh --causal", "gelu", "kv-memory", "block", "mla --lang zh", "symmetry", "decode"}) {
     INFO(args);
     std::string page = tmp_path("direct.html"), trace = tmp_path("saved.json"), again = tmp_path("again.html");
     REQUIRE(run_cli(std::string("lesson ") + args + " --html '" + page + "' --json '" + trace + "'").code == 0);

@@ -125,3 +125,14 @@ TEST_CASE("a word right after Chinese punctuation may start the next line", "[re
   CHECK(wrap("一二三四”五", 11, "  ") == "  一二三四”\n  五\n");
   CHECK(wrap("一二三四”五", 10, "  ") == "  一二三\n  四”五\n");
 }
+
+TEST_CASE("a config text holding a control character is recorded escaped, so that render reads the trace", "[render]") {
+  Recorder r("demo", Lang::En);
+  r.config("weights", std::string("/tmp/ck\x01t"));
+  r.config("tokens", std::vector<std::string>{"a", "b\x1b[31m"});
+  r.config("plain", std::string("小明 x\\y"));
+  Trace t = r.finish();
+  CHECK(std::get<std::string>(t.config[0].value) == "/tmp/ck\\x01t");
+  CHECK(std::get<std::vector<std::string>>(t.config[1].value)[1] == "b\\x1b[31m");
+  CHECK(std::get<std::string>(t.config[2].value) == "小明 x\\y");  // clean text is kept as it is
+}

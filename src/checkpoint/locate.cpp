@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "errors.h"
+#include "printable.h"
 
 namespace attn {
 
@@ -79,6 +80,8 @@ std::string hf_hub_cache() {
 }
 
 std::string resolve_weights(const std::string& spec) {
+  // the folder is shown in the lessons' text and traces: no escape sequence may ride along
+  if (!is_clean_text(spec)) throw UsageError("checkpoint.err.path_control", {{"path", spec}});
   if (is_dir(spec)) {
     if (!is_file(spec + "/config.json")) throw UsageError("checkpoint.err.no_config", {{"folder", spec}});
     if (!has_weights(spec)) throw UsageError("checkpoint.err.no_weights", {{"folder", spec}});

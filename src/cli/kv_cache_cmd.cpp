@@ -102,7 +102,7 @@ std::string whatif_section(const WhatIfDims& w, const std::vector<KvVariant>& v,
   std::vector<Bar> bars;
   for (const auto& r : v) {
     std::string formula = r.name == "mha"        ? "2·n_h·d_h·l"
-                          : r.name == "mha_full" ? fmt::format("n_h·(d_h+d_R+d_v)·l ({}+{}+{})", w.k_full - w.d_R, w.d_R, w.v_full)
+                          : r.name == "mha_full" ? fmt::format("n_h·(d_h+d_R+d_v)·l ({}+{}+{})", w.d_h, w.k_full - w.d_h, w.v_full)
                           : r.name == "gqa"      ? fmt::format("2·n_g·d_h·l (n_g={})", r.kv_heads)
                           : r.name == "mqa"      ? "2·d_h·l"
                                                  : fmt::format("(d_c+d_R)·l ({}+{})", w.d_c, w.d_R);
@@ -344,6 +344,10 @@ void run_kv(KvOptions o) {
   if (dims) o.src.dims.kv_heads = o.kv_heads;
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   WhatIfDims w = whatif_dims(m, dims ? 0 : o.kv_heads, o.latent, o.rope);
+  if (std::find(o.given.begin(), o.given.end(), "--rope-dim") != o.given.end() && o.rope == 0) {
+    w.d_R = 0;  // given as 0: MLA without a decoupled RoPE key (0 inside whatif_dims is "the model's own")
+    w.mla_from_model = false;
+  }
   kv_usage(m, o.seq_len, o.batch, dt, o.tp);  // validates --tp before anything is printed
   auto variants = kv_variants(m, w, o.seq_len, o.batch, dt, o.tp);
   if (o.json) {

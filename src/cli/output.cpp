@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -115,7 +116,16 @@ void finish_stdout() {
 
 void require_distinct_outputs(const std::string& a_flag, const std::string& a, const std::string& b_flag, const std::string& b) {
   if (a == "-" && b == "-") throw UsageError("cli.err.both_stdout", {{"a_flag", a_flag}, {"b_flag", b_flag}});
-  if (a == "-" || b == "-") return;
+  if (a == "-" || b == "-") {
+    // "-" and a name for stdout itself (/dev/stdout, /proc/self/fd/1, the terminal's own device):
+    // the same file as standard output, unless that is /dev/null
+    const std::string& path = a == "-" ? b : a;
+    struct stat so {}, sp {};
+    if (::fstat(STDOUT_FILENO, &so) == 0 && ::stat(path.c_str(), &sp) == 0 && so.st_dev == sp.st_dev &&
+        so.st_ino == sp.st_ino && !(S_ISCHR(sp.st_mode) && path == "/dev/null"))
+      throw UsageError("cli.err.both_stdout", {{"a_flag", a_flag}, {"b_flag", b_flag}});
+    return;
+  }
   // One file: the same words, the same path once made absolute ("./x" and "/cwd/x"), or, when both
   // exist, the same device and inode (a link; stat rather than std::filesystem::equivalent, which
   // libstdc++ refuses for devices). /dev/null twice throws both away, which is harmless.

@@ -140,7 +140,7 @@ std::vector<KvVariant> kv_variants(const ModelConfig& m, const WhatIfDims& w, u6
   if (w.n_g > 1 && w.n_g < w.n_h) std_row("gqa", w.n_g, w.d_h, w.d_h);
   std_row("mqa", 1, w.d_h, w.d_h);
   u64 latent = add(w.d_c, w.d_R, kKv);
-  row("mla", 0, 2, latent, latent);
+  row("mla", 0, w.d_R > 0 ? 2 : 1, latent, latent);  // one latent, and a RoPE key unless d_R = 0
   AttnKind k = attn_kind(m);
   for (auto& r : v) {
     r.ratio_to_mha = static_cast<double>(r.elements_per_layer) / static_cast<double>(v.front().elements_per_layer);

@@ -148,7 +148,7 @@ std::string render_heatmap(const TraceTensor& tt, const Trace& trace, const Rend
     // its own above the units ("1" over "0" is column 10), so the numbers never run together.
     // They count from labels.first: 1, or 0 where the rows are positions counted from 0.
     std::string lead = "  " + std::string(row_labels ? label_w + 2 : 0, ' ');
-    if (C >= 10) {
+    if (C - 1 + first >= 10) {  // the last column's number has two digits
       std::string tens = lead;
       for (std::size_t c = first; c < C + first; ++c) tens += c >= 10 ? fmt::format("{:>2}", c / 10 % 10) : "  ";
       out += style::dim(tens, opt.color) + "\n";

@@ -1,6 +1,7 @@
 #include "trace_reader.h"
 
 #include <limits>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -135,6 +136,16 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
       label = str((*config_labels)[it.key()], path, "view.config_labels");
     tr.config.push_back({it.key(), scalar(it.value(), path, "config." + it.key()), label});
   }
+  // A null is what JSON keeps of a value it cannot hold: in a chart's series a gap (NaN where
+  // nothing is drawn), elsewhere a masked score's -inf. The charts' series, first:
+  std::set<std::string> series;
+  if (doc.contains("steps") && doc["steps"].is_array())
+    for (const json& s : doc["steps"])
+      if (s.is_object() && s.contains("charts") && s["charts"].is_array())
+        for (const json& c : s["charts"])
+          if (c.is_object() && c.contains("y") && c["y"].is_array())
+            for (const json& y : c["y"])
+              if (y.is_string()) series.insert(y.get<std::string>());
   // tensors first, so that steps can be checked against them
   const auto& tensors = doc["tensors"];
   if (!tensors.is_object()) bad(path, "tensors");
@@ -158,9 +169,10 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
     total += n;
     if (total > kMaxTraceNumbers) bad(path, what + ".data");
     Tensor tensor(shape);
+    const double null_is = series.count(name) ? std::numeric_limits<double>::quiet_NaN() : -std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < n; ++i) {
       const auto& x = t["data"][i];
-      if (x.is_null()) tensor.data[i] = -std::numeric_limits<double>::infinity();
+      if (x.is_null()) tensor.data[i] = null_is;
       else if (x.is_number()) tensor.data[i] = x.get<double>();
       else bad(path, what + ".data");
     }

@@ -1,5 +1,7 @@
 #include "trace.h"
 
+#include "printable.h"
+
 #include <stdexcept>
 
 namespace attn {
@@ -20,7 +22,18 @@ Recorder::Recorder(std::string lesson, Lang lang) {
   trace_.lang = lang;
 }
 
-void Recorder::config(const std::string& name, Scalar v) { trace_.config.push_back({name, std::move(v), ""}); }
+// A config's text (a --weights folder, say) with its control characters escaped (\x01): a trace
+// holds no control character, so that the terminal never receives one and `attnlab render`,
+// which refuses them, reads every trace attnlab writes.
+void Recorder::config(const std::string& name, Scalar v) {
+  auto clean = [](std::string& s) {
+    if (!is_clean_text(s)) s = printable(s, std::string::npos);
+  };
+  if (auto* s = std::get_if<std::string>(&v)) clean(*s);
+  if (auto* l = std::get_if<std::vector<std::string>>(&v))
+    for (std::string& s : *l) clean(s);
+  trace_.config.push_back({name, std::move(v), ""});
+}
 
 void Recorder::step(std::string id, std::string title, std::string text) {
   trace_.steps.push_back(Step{std::move(id), "", std::move(title), std::move(text), {}, {}, {}, {}, {}});

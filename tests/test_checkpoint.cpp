@@ -346,6 +346,8 @@ TEST_CASE("attnlab heads refuses bad input in one line", "[checkpoint][cli][bad_
       {"heads --weights no-such-model-here --token-ids 1,2", "hf download no-such-model-here"},
       {"heads --weights '" + w + "' --token-ids 1,2 --top 0", "--top"},
       {"heads --weights '" + w + "' --text " + std::string(16385, 'a'), "16384"},
+      {"heads --weights '" + w + "/model.safetensors' --token-ids 1,2", "a file; give the folder that holds it"},
+      {"heads --weights /dev/null --token-ids 1,2", "/dev/null: a file"},
   };
   for (const Case& c : cases) {
     CliResult r = run_cli(c.args + " --lang en", "HF_HUB_CACHE=/nonexistent/hub ");

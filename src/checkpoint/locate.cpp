@@ -87,6 +87,7 @@ std::string resolve_weights(const std::string& spec) {
     if (!has_weights(spec)) throw UsageError("checkpoint.err.no_weights", {{"folder", spec}});
     return spec;
   }
+  if (std::error_code ec; fs::exists(spec, ec) && !is_dir(spec)) throw UsageError("checkpoint.err.weights_file", {{"path", spec}});
   if (!looks_like_id(spec)) throw UsageError("checkpoint.err.no_folder", {{"path", spec}});
   std::string cache = hf_hub_cache();
   // "gpt2" is also published as "openai-community/gpt2": either cache folder will do.

@@ -136,3 +136,7 @@ TEST_CASE("a config text holding a control character is recorded escaped, so tha
   CHECK(std::get<std::vector<std::string>>(t.config[1].value)[1] == "b\\x1b[31m");
   CHECK(std::get<std::string>(t.config[2].value) == "小明 x\\y");  // clean text is kept as it is
 }
+
+TEST_CASE("an opening quote followed by a space stays with the next word", "[render]") {
+  CHECK(wrap("一二三四“ abc", 12, "  ") == "  一二三四\n  “ abc\n");
+}

@@ -36,9 +36,9 @@ std::vector<std::string> wrap_units(const std::string& line) {
     bool starts_word = c < 0x80 && (std::isalnum(c) != 0 || std::strchr("`([{'\"-_*<#$", static_cast<char>(c)) != nullptr);
     bool was_wide = after_wide;
     after_wide = wide;
-    if (opened) {
+    if (opened) {  // the quote and a space after it stay with the next word
       cur += ch;
-      opened = opening;
+      opened = opening || ch == " ";
       continue;
     }
     if (opening) {

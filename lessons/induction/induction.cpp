@@ -72,7 +72,7 @@ train::TrainConfig retrain_config(train::TrainConfig c, const InductionOptions& 
   c.seed = static_cast<std::uint64_t>(o.seed);
   if (o.steps) c.steps = positive(o.steps, c.steps, "--steps");
   c.eval_every = std::max<std::size_t>(1, c.steps / 40);
-  const double work = train::step_work(c) * static_cast<double>(c.steps), max = train::kMaxTrainWork * work_cap_scale();
+  const double work = train::train_work(c), max = train::kMaxTrainWork * work_cap_scale();
   if (work > max) throw UsageError("induction.err.work", {{"flag", "--steps"}, {"flops", work}, {"max", max}});
   return c;
 }

@@ -221,11 +221,9 @@ Tensor SafetensorsFile::read_rows(const TensorEntry& e, std::size_t r0, std::siz
 
 // Weights are numbers: a NaN or an infinity would surface much later as a softmax over nothing.
 void SafetensorsFile::require_finite(const Tensor& t, std::size_t first, const TensorEntry& e) const {
-  bool finite = true;
-  for (double v : t.data) finite &= std::isfinite(v);
-  if (finite) return;
-  std::size_t i = 0;
-  while (std::isfinite(t.data[i])) ++i;
+  auto bad = std::find_if(t.data.begin(), t.data.end(), [](double v) { return !std::isfinite(v); });
+  if (bad == t.data.end()) return;
+  std::size_t i = static_cast<std::size_t>(bad - t.data.begin());
   throw UsageError("checkpoint.err.not_finite", {{"file", path_}, {"tensor", e.name}, {"index", first + i}});
 }
 

@@ -331,8 +331,7 @@ void run_kv(KvOptions o) {
   if (!o.compare.empty()) {
     if (!o.src.model.empty() || !o.src.config.empty() || o.src.dims.d_model > 0) throw UsageError("calc.err.compare_alone");
     for (const char* flag : kNotWithCompare)
-      if (std::find(o.given.begin(), o.given.end(), flag) != o.given.end())
-        throw UsageError("calc.err.compare_with", {{"flag", flag}});
+      if (given(flag)) throw UsageError("calc.err.compare_with", {{"flag", flag}});
     std::string report = run_compare(o, dt, t);
     if (o.html)
       write_page("--html", *o.html, render_html_report({run_lang().code, t("html.report.kv_compare"), report, g_page_charts, t.all_of("render")}));
@@ -344,7 +343,7 @@ void run_kv(KvOptions o) {
   if (dims) o.src.dims.kv_heads = o.kv_heads;
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   WhatIfDims w = whatif_dims(m, dims ? 0 : o.kv_heads, o.latent, o.rope);
-  if (std::find(o.given.begin(), o.given.end(), "--rope-dim") != o.given.end() && o.rope == 0) {
+  if (given("--rope-dim") && o.rope == 0) {
     w.d_R = 0;  // given as 0: MLA without a decoupled RoPE key (0 inside whatif_dims is "the model's own")
     w.mla_from_model = false;
   }

@@ -101,6 +101,7 @@ namespace {
 [[noreturn]] void file_failed(const std::string& flag, const std::string& path, int e) {
   throw WriteError("cli.err.write_failed", {{"flag", flag}, {"path", path}, {"reason", io_reason(e)}, {"errno", e}});
 }
+bool same_inode(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 }  // namespace
 
 void emit(const std::string& text) {
@@ -121,8 +122,8 @@ void require_distinct_outputs(const std::string& a_flag, const std::string& a, c
     // the same file as standard output, unless that is /dev/null
     const std::string& path = a == "-" ? b : a;
     struct stat so {}, sp {};
-    if (::fstat(STDOUT_FILENO, &so) == 0 && ::stat(path.c_str(), &sp) == 0 && so.st_dev == sp.st_dev &&
-        so.st_ino == sp.st_ino && !(S_ISCHR(sp.st_mode) && path == "/dev/null"))
+    if (::fstat(STDOUT_FILENO, &so) == 0 && ::stat(path.c_str(), &sp) == 0 && same_inode(so, sp) &&
+        !(S_ISCHR(sp.st_mode) && path == "/dev/null"))
       throw UsageError("cli.err.both_stdout", {{"a_flag", a_flag}, {"b_flag", b_flag}});
     return;
   }
@@ -134,7 +135,7 @@ void require_distinct_outputs(const std::string& a_flag, const std::string& a, c
   std::filesystem::path pb = std::filesystem::absolute(b, ec2).lexically_normal();
   struct stat sa {}, sb {};
   bool a_exists = ::stat(a.c_str(), &sa) == 0, b_exists = ::stat(b.c_str(), &sb) == 0;
-  bool same = a == b || (!ec1 && !ec2 && pa == pb) || (a_exists && b_exists && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+  bool same = a == b || (!ec1 && !ec2 && pa == pb) || (a_exists && b_exists && same_inode(sa, sb));
   if (same && a_exists && S_ISCHR(sa.st_mode) && a == "/dev/null") return;
   if (same) throw UsageError("cli.err.same_output", {{"a_flag", a_flag}, {"b_flag", b_flag}, {"path", a}});
 }

@@ -89,7 +89,7 @@ train::TrainConfig resolve(const TrainOptions& o) {
   if (numbers > static_cast<double>(kMaxLessonElements) * work_cap_scale())
     throw UsageError("train.err.memory", {{"numbers", numbers}, {"max", static_cast<double>(kMaxLessonElements)},
                                           {"flags", "--batch, --seq-len, --d-model, --vocab, --layers"}});
-  const double work = train::step_work(c) * static_cast<double>(c.steps), max_work = kMaxTrainWork * work_cap_scale();
+  const double work = train::train_work(c), max_work = kMaxTrainWork * work_cap_scale();
   if (work > max_work)
     throw UsageError("train.err.work", {{"flops", work}, {"max", max_work}, {"flags", "--steps, --batch, --seq-len, --heads, --d-model, --layers"},
                                         {"max_steps", static_cast<std::uint64_t>(std::floor(max_work / train::step_work(c)))}});

@@ -30,16 +30,6 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(a, b - a + 1));
 }
 
-// The first code point of the UTF-8 text p[0…n).
-char32_t first_code_point(const char* p, std::size_t n) {
-  auto b = [&](std::size_t i) { return i < n ? static_cast<unsigned char>(p[i]) & 0x3Fu : 0u; };
-  auto c = static_cast<unsigned char>(p[0]);
-  if (c < 0x80) return c;
-  if (c < 0xE0) return (char32_t{c & 0x1Fu} << 6) | b(1);
-  if (c < 0xF0) return (char32_t{c & 0x0Fu} << 12) | (b(1) << 6) | b(2);
-  return (char32_t{c & 0x07u} << 18) | (b(1) << 12) | (b(2) << 6) | b(3);
-}
-
 // Full-width punctuation: the CJK symbols block (U+3000-303F: ideographic comma, full stop,
 // brackets) and the full-width forms (U+FF00-FFEF: comma, colon, parentheses).
 bool is_wide_punctuation(char32_t c) { return (c >= 0x3000 && c <= 0x303F) || (c >= 0xFF00 && c <= 0xFFEF); }
@@ -60,7 +50,8 @@ bool joins_tight(const std::string& s, const std::string& t) {
   bool last_wide = display_width(last) == 2, first_wide = display_width(first) == 2;
   if (!last_wide && !first_wide) return false;
   if (s.size() >= 2 && s.compare(s.size() - 2, 2, "}}") == 0) return true;
-  char32_t a = first_code_point(last.data(), last.size()), b = first_code_point(first.data(), first.size());
+  std::size_t at = 0, bt = 0;
+  char32_t a = next_code_point(last, at), b = next_code_point(first, bt);
   bool chinese_meets_ascii = (last_wide && !is_wide_punctuation(a) && b < 0x80) ||
                              (first_wide && !is_wide_punctuation(b) && a < 0x80);
   return !chinese_meets_ascii;

@@ -76,6 +76,12 @@ std::string render_matrix(const Tensor& t, std::size_t base, std::size_t R, std:
   return out;
 }
 
+// A rank-1 tensor as one row, or a rank-2 one, with its own column width.
+std::string render_single(const Tensor& t, const Labels& labels, bool integers, const Summary& s, const RenderOptions& opt) {
+  std::size_t R = t.rank() == 1 ? 1 : t.dim(0), C = t.shape.back();
+  return render_matrix(t, 0, R, C, labels, integers, s, opt, "  ", matrix_width(t, 0, R, C, labels, integers, s, opt));
+}
+
 }  // namespace
 
 std::string render_tensor(const std::string& name, const TraceTensor& tt, const Trace& trace, const RenderOptions& opt) {
@@ -98,18 +104,9 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, const 
         kept.data[k++] = t.data[i];
         labels.cols.push_back(fmt::format("[{}]", i));
       }
-    Summary ks = summary_for(kept, opt.full);
-    std::size_t width = matrix_width(kept, 0, 1, kept.numel(), labels, integers, ks, opt);
-    return out + render_matrix(kept, 0, 1, kept.numel(), labels, integers, ks, opt, "  ", width);
+    return out + render_single(kept, labels, integers, summary_for(kept, opt.full), opt);
   }
-  if (t.rank() == 1) {
-    std::size_t width = matrix_width(t, 0, 1, t.numel(), tt.labels, integers, s, opt);
-    return out + render_matrix(t, 0, 1, t.numel(), tt.labels, integers, s, opt, "  ", width);
-  }
-  if (t.rank() == 2) {
-    std::size_t width = matrix_width(t, 0, t.dim(0), t.dim(1), tt.labels, integers, s, opt);
-    return out + render_matrix(t, 0, t.dim(0), t.dim(1), tt.labels, integers, s, opt, "  ", width);
-  }
+  if (t.rank() <= 2) return out + render_single(t, tt.labels, integers, s, opt);
   // rank 3 (or 4): one block per entry of the leading axes, all with the same column width
   std::size_t R = t.shape[t.rank() - 2], C = t.shape.back(), B = t.numel() / (R * C);
   std::string word = tt.labels.block.empty() ? trace.ui_word("block") : tt.labels.block;

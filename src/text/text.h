@@ -19,6 +19,9 @@ struct Lang {
 };
 inline const Lang Lang::En{"en"};
 
+// Decode one UTF-8 code point starting at s[i] and advance i past it; a bad byte decodes as itself.
+char32_t next_code_point(std::string_view s, std::size_t& i);
+
 // Terminal columns taken by s: East Asian wide and fullwidth characters count 2,
 // combining marks 0, everything else 1. Invalid UTF-8 bytes count 1 each.
 std::size_t display_width(std::string_view s);

@@ -38,7 +38,7 @@ std::string specialize_data_path(std::size_t heads, bool symmetric) {
 
 double specialize_run_flops(std::size_t heads, bool symmetric, std::uint64_t seed) {
   TrainConfig c = specialize_config(heads, symmetric, seed);
-  return step_work(c) * static_cast<double>(c.steps);
+  return train_work(c);
 }
 
 RecordedRun specialize_run(std::size_t heads, bool symmetric, std::uint64_t seed, bool retrain) {

@@ -23,7 +23,7 @@ std::string specialize_flags(std::size_t heads, bool symmetric, std::uint64_t se
 // data/specialize/heads_H.json or heads_H_symmetric.json.
 std::string specialize_data_path(std::size_t heads, bool symmetric);
 
-// The work of training that run live, in floating-point operations' worth (trainer.h's step_work · steps).
+// The work of training that run live, in floating-point operations' worth (trainer.h's train_work).
 double specialize_run_flops(std::size_t heads, bool symmetric, std::uint64_t seed);
 // The run: bundled when seed is kSpecializeSeed, heads is 1 or kSpecializeHeads and retrain is
 // false; trained now otherwise.

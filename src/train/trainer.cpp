@@ -25,6 +25,8 @@ double step_work(const TrainConfig& c) {
   return step_flops(c) + kScoreWork * scores + kStepWork;
 }
 
+double train_work(const TrainConfig& c) { return step_work(c) * static_cast<double>(c.steps); }
+
 double train_memory_numbers(const TrainConfig& c) {
   const double B = static_cast<double>(std::max(c.batch, c.eval_batch)), T = static_cast<double>(c.model.n_positions),
                C = static_cast<double>(c.model.d_model), V = static_cast<double>(c.model.vocab),

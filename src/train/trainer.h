@@ -44,6 +44,8 @@ double step_flops(const TrainConfig& c);
 // The cost of one step for the work cap: step_flops + kScoreWork per score (layers · batch · heads
 // · T²) + kStepWork. Many small heads cost far more than their FLOP say.
 double step_work(const TrainConfig& c);
+// The whole run's work for the cap: step_work · steps.
+double train_work(const TrainConfig& c);
 // Numbers held at once while training (weights, gradients, AdamW moments, activations, scratch).
 double train_memory_numbers(const TrainConfig& c);
 

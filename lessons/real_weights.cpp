@@ -60,11 +60,11 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   else in.model = std::make_unique<Gpt2Model>(in.folder);
   const ModelConfig& m = in.config();
   bool has_tokenizer = Gpt2Tokenizer::folder_has_tokenizer(in.folder);
-  std::optional<Gpt2Tokenizer> tok;
+  std::shared_ptr<const Tokenizer> tok;
   if (text) {
     if (text->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--text"}, {"max", kMaxTextBytes}});
     if (!has_tokenizer) throw UsageError("checkpoint.err.no_tokenizer", {{"folder", in.folder}});
-    tok = Gpt2Tokenizer::from_folder(in.folder);
+    tok = load_tokenizer(in.folder);
     in.ids = tok->encode(*text);
     in.from_text = true;
     if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--text"}});
@@ -72,7 +72,7 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
     if (token_ids->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--token-ids"}, {"max", kMaxTextBytes}});
     in.ids = parse_ids(*token_ids);
     if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--token-ids"}});
-    if (has_tokenizer) tok = Gpt2Tokenizer::from_folder(in.folder);
+    if (has_tokenizer) tok = load_tokenizer(in.folder);
   }
   for (std::int64_t id : in.ids)
     if (id < 0 || static_cast<std::uint64_t>(id) >= m.vocab)
@@ -80,7 +80,7 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   std::size_t limit = in.max_positions() == 0 ? max_tokens : std::min<std::size_t>(max_tokens, in.max_positions());
   if (in.ids.size() > limit)
     throw UsageError("checkpoint.err.too_many_tokens", {{"flag", text ? "--text" : "--token-ids"}, {"n", in.ids.size()}, {"max", limit}});
-  if (tok) in.tokenizer = std::make_shared<const Gpt2Tokenizer>(std::move(*tok));
+  in.tokenizer = std::move(tok);
   // The forward through every layer, one layer's weights held at a time as doubles; `heads` runs it
   // on the tokens and on them twice over (3T in all). A layer of a model too large to hold (a
   // 405B's, 2.6·10^9 numbers) is refused here, up front, with the flags that size it.

@@ -21,7 +21,7 @@ struct RealInput {
   std::vector<std::int64_t> ids;      // the tokens
   bool from_text = false;             // cut from --text by the tokenizer (else --token-ids as given)
   std::vector<std::string> labels;    // as shown: the tokenizer's pieces, or "#id" for --token-ids without one
-  std::shared_ptr<const Gpt2Tokenizer> tokenizer;  // the checkpoint's, when it has one
+  std::shared_ptr<const Tokenizer> tokenizer;  // the checkpoint's (BPE or characters), when it has one
 
   // A token as shown (generated tokens too): the tokenizer's piece, or "#id".
   std::string label(std::int64_t id) const { return tokenizer ? tokenizer->label(id) : "#" + std::to_string(id); }

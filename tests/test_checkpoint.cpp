@@ -252,6 +252,14 @@ TEST_CASE("sharded checkpoints: a bad index or shard is refused", "[checkpoint][
   CHECK(load_error(d.path) == "checkpoint.err.missing file=" + index + " tensor=ln_f.bias");
 }
 
+namespace {
+std::string builtins() {  // the models attnlab ships, as the error lists them
+  std::string s;
+  for (const std::string& n : builtin_model_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+}  // namespace
+
 TEST_CASE("a model id given to --weights is found in the Hugging Face cache", "[checkpoint]") {
   TempDir d("hub");
   std::string snap = d.path + "/hub/models--openai-community--gpt2/snapshots/0123abcd";
@@ -271,7 +279,7 @@ TEST_CASE("a model id given to --weights is found in the Hugging Face cache", "[
   CHECK(resolve_weights("gpt2") == snap);
   CHECK(usage_error([&] { resolve_weights("gpt2-xl"); }) ==
         "checkpoint.err.not_cached id=gpt2-xl looked=" + d.path + "/hub/models--gpt2-xl, " + d.path +
-            "/hub/models--openai-community--gpt2-xl");
+            "/hub/models--openai-community--gpt2-xl builtins=" + builtins());
   CHECK(usage_error([&] { resolve_weights("./no/such/folder"); }) == "checkpoint.err.no_folder path=./no/such/folder");
   CHECK(usage_error([&] { resolve_weights(d.path); }) == "checkpoint.err.no_config folder=" + d.path);
   if (saved_hub) ::setenv("HF_HUB_CACHE", keep_hub.c_str(), 1);

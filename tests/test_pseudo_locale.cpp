@@ -12,6 +12,7 @@
 
 #include "catalog.h"
 #include "lesson.h"
+#include "locate.h"
 #include "run_cli.h"
 
 using namespace attn;
@@ -230,6 +231,7 @@ TEST_CASE("pseudo-locale: the heads command, lesson mha on a real checkpoint and
   std::string w = std::string(ATTNLAB_TEST_DIR) + "/fixtures/checkpoints/tiny-gpt2";
   std::set<std::string> allow = lesson_allowlist("mha");
   add_identifiers(allow, "heads weights layer tokens");
+  for (const std::string& name : attn::builtin_model_names()) add_identifiers(allow, name);  // the shipped models' names
   for (const std::string& args : std::vector<std::string>
        {"heads --weights " + w + " --token-ids 1,2,3,4", "heads --help", "lesson mha --help",
         "lesson mha --weights " + w + " --layer 1 --token-ids 1,2,3",

@@ -72,7 +72,7 @@ TEST_CASE("train --save writes a GPT-2 checkpoint that json + numpy read back wi
       fs::remove_all(dir);
       CliResult r = run_cli(kTiny + (mlp ? " --mlp" : " --no-mlp") + " --dtype " + dtype + " --save '" + dir.string() + "/ckpt'");
       REQUIRE(r.code == 0);
-      CHECK(r.out.find("config.json and model.safetensors") != std::string::npos);
+      CHECK(r.out.find("config.json, model.safetensors, training.json.") != std::string::npos);
       std::vector<int> tokens = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
       std::string cmd = "/usr/bin/python3 '" + std::string(ATTNLAB_TEST_DIR) + "/golden/read_train_checkpoint.py' '" +
                         (dir / "ckpt").string() + "' 3,1,4,1,5,9,2,6,5,3 > '" + (dir / "read.json").string() + "'";
@@ -149,7 +149,7 @@ TEST_CASE("train: bad values are one line on stderr naming the flag, exit 2, not
                         Case{"--threads 0", "--threads"}, Case{"--dtype bf16", "--dtype: 'bf16' is not one of f32, f64"},
                         Case{"--steps 1000000", "reduce --steps"}, Case{"--batch 100000 --steps 1", "reduce --batch"},
                         Case{"--steps x", "--steps"}, Case{"--warmup -1", "--warmup"}, Case{"--mlp --no-mlp", "--mlp and --no-mlp contradict"},
-                        Case{"--steps 1 --batch 1 --save /proc/nope/x", "--save: cannot create the directory"}}) {
+                        Case{"--steps 1 --batch 1 --save /proc/nope/x", "--save: cannot write '/proc/nope/x': the folder '/proc/nope' does not exist"}}) {
     CliResult r = run_cli(std::string("train ") + c.args);
     INFO("train " << c.args << ": " << r.err);
     CHECK(r.code == 2);

@@ -3,6 +3,7 @@
 // Legend: T tokens, D = d_model, Dk = d_k (the head's width). Words: lessons/attention/LANG.cat.
 #include <cmath>
 
+#include "locate.h"
 #include "attention.h"
 #include "errors.h"
 #include "lesson.h"
@@ -198,10 +199,10 @@ Trace run_real(const AttentionOptions& c) {
   record_common_config(r, run, in.labels);
   r.config("d_model", I(mc.d));
   r.config("d_k", I(mc.d_h));
-  r.config("weights", in.folder);
+  r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   r.config("head", head);
-  r.step("real_model", {{"folder", in.folder}, {"from_text", in.from_text}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"head", head},
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"from_text", in.from_text}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"head", head},
                         {"heads", mc.n_h}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"from", head * static_cast<std::int64_t>(mc.d_h)},
                         {"to", (head + 1) * static_cast<std::int64_t>(mc.d_h) - 1}, {"llama", in.llama != nullptr},
                         {"kv_head", x.kv_head}, {"asked_causal", c.causal}});

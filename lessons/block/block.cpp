@@ -3,6 +3,7 @@
 // Legend: T tokens, D = d_model, H heads, Dh = D / H, F = d_ff. Words: lessons/block/LANG.cat.
 #include <cmath>
 
+#include "locate.h"
 #include "block.h"
 #include "errors.h"
 #include "ffn_common/ffn_common.h"
@@ -250,10 +251,10 @@ Trace run_real(const BlockOptions& c) {
   record_head_config(r, run, in.labels, HeadDims{d.T, d.D, d.H, d.Dk});
   r.config("d_ff", I(d.F));
   r.config("activation", std::string(activation_name(d.act)));
-  r.config("weights", in.folder);
+  r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   Block b = compute_real(in, static_cast<std::size_t>(layer));
-  r.step("real_model", {{"folder", in.folder}, {"from_text", in.from_text}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d},
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"from_text", in.from_text}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d},
                         {"d_ff", mc.d_ff}, {"act", activation_name(d.act)}, {"asked_causal", c.causal},
                         {"next", layer + 1 < static_cast<std::int64_t>(mc.l)}});
   narrate(r, d, b, in.labels, true, true);

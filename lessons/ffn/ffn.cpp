@@ -1,6 +1,7 @@
 // Lesson `ffn`: section 3 of the chapter — the two-layer feed-forward network.
 //   x (D) -> z = x W_1 + b_1 (F, "expand") -> h = act(z) -> y = h W_2 + b_2 (D, "compress")
 // Legend: D = d_model, F = d_ff (4·D by default, as in GPT-2). Words: lessons/ffn/LANG.cat.
+#include "locate.h"
 #include "attention.h"
 #include "errors.h"
 #include "ffn.h"
@@ -205,9 +206,9 @@ Trace run_real(const FfnOptions& c) {
   r.config("d_model", I(mc.d));
   r.config("d_ff", I(mc.d_ff));
   r.config("activation", std::string(activation_name(x.act)));
-  r.config("weights", in.folder);
+  r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
-  r.step("real_ffn", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"d_ff", mc.d_ff},
+  r.step("real_ffn", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"d_ff", mc.d_ff},
                       {"token", in.labels.back()}, {"n", in.ids.size()}, {"act", activation_name(x.act)}});
   r.tensor("x", x.f.x);  // (D)
   step_expand(r, x.f, mc.d, mc.d_ff, true);

@@ -4,6 +4,7 @@
 // with one memory planted by hand (data/kv_memory/paris.json, read by src/models/chapter_data):
 // "capital of France" -> "Paris". Words: lessons/kv_memory/LANG.cat (features: feature.ID, inputs:
 // input.ID). Legend: D = features of the toy vectors (6), F = d_ff, K = --top-k.
+#include "locate.h"
 #include "errors.h"
 #include "ffn.h"
 #include "ffn_common/ffn_common.h"
@@ -210,10 +211,10 @@ Trace run_real(const KvMemoryOptions& c) {
   r.config("d_ff", I(mc.d_ff));
   r.config("top_k", I(K));
   r.config("activation", std::string(activation_name(x.act)));
-  r.config("weights", in.folder);
+  r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   r.config("tokens", in.labels);
-  r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"keys", mc.d_ff},
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"keys", mc.d_ff},
                         {"token", in.labels.back()}, {"n", in.ids.size()}});
   r.tensor("W_1", x.L.W_1);  // (D, F): column j is key j
   r.tensor("b_1", x.L.b_1);  // (F)

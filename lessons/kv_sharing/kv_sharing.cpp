@@ -1,6 +1,7 @@
 // The gqa / mqa engine (kv_sharing.h): group map, projections for G KV heads only, the expanded
 // view, per-head attention, the equivalences with MHA, the KV cache and the parameters.
 // Words: lessons/kv_sharing/LANG.cat (mqa overrides some in lessons/mqa/LANG.cat).
+#include "locate.h"
 #include "kv_sharing/kv_sharing.h"
 
 #include <fmt/format.h>
@@ -306,12 +307,12 @@ Trace run_kv_sharing_real(const KvOptions& given, const KvStory& story) {
   r.config("n_heads", I(d.H));
   r.config("n_kv_heads", I(d.G));
   r.config("d_k", I(d.Dk));
-  r.config("weights", in.folder);
+  r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   KvReal x = compute_real(in, static_cast<std::size_t>(layer));
   const KvRun& k = x.k;
 
-  r.step("real_gqa", {{"folder", in.folder}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h},
+  r.step("real_gqa", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h},
                       {"groups", mc.n_g}, {"per", mc.n_h / mc.n_g}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"bias", mc.qkv_bias}});
   if (mc.n_h * mc.d_h != mc.d) r.note("real_llama.note_width", {{"heads", mc.n_h}, {"d_k", mc.d_h}, {"width", mc.n_h * mc.d_h}, {"d_model", mc.d}});
   r.tensor("X", k.X, {.rows = tokens});

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "locate.h"
 #include "attention.h"
 #include "errors.h"
 #include "lesson.h"
@@ -220,14 +221,14 @@ Trace run_real(const MhaOptions& given) {
   LessonRecorder r("mha", c.lang, {"mha", "llama"});
   HeadDims d{in.ids.size(), mc.d, mc.n_h, mc.d_h};
   record_head_config(r, c, in.labels, d);
-  r.config("weights", in.folder);
+  r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   Mha m = in.llama ? compute_real_llama(in, static_cast<std::size_t>(layer)) : compute_real(in, static_cast<std::size_t>(layer));
   compute_checks(d, m);
   const std::vector<std::string>& tokens = in.labels;
   if (in.llama) {
     r.config("n_kv_heads", I(mc.n_g));
-    r.step("real_llama", {{"folder", in.folder}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l},
+    r.step("real_llama", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l},
                           {"heads", mc.n_h}, {"kv_heads", mc.n_g}, {"d_k", mc.d_h}, {"d_model", mc.d},
                           {"bias", mc.qkv_bias}});
     if (mc.n_h * mc.d_h != mc.d) r.note("real_llama.note_width", {{"heads", mc.n_h}, {"d_k", mc.d_h}, {"width", mc.n_h * mc.d_h}, {"d_model", mc.d}});
@@ -243,7 +244,7 @@ Trace run_real(const MhaOptions& given) {
     return r.finish();
   }
 
-  r.step("real_model", {{"folder", in.folder}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d}});
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d}});
   step_input(r, m, tokens, true);
   step_project(r, d, m, tokens);
   step_split_heads(r, d, m, tokens, true);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "locate.h"
 #include "errors.h"
 #include "ffn.h"
 #include "ffn_common/ffn_common.h"
@@ -221,11 +222,11 @@ Trace run_real(const SwigluOptions& c) {
   LessonRecorder r("swiglu", c.lang, {"llama", "swiglu", "ffn_common"});
   r.config("d_model", I(mc.d));
   r.config("hidden", I(mc.d_ff));
-  r.config("weights", in.folder);
+  r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   SwigluReal x = compute_real(in, static_cast<std::size_t>(layer));
   Swiglu& s = x.s;
-  r.step("real_swiglu", {{"folder", in.folder}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d},
+  r.step("real_swiglu", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d},
                          {"hidden", mc.d_ff}, {"token", in.labels.back()}, {"n", in.ids.size()},
                          {"ratio", static_cast<double>(mc.d_ff) / static_cast<double>(mc.d)}});
   r.tensor("x", s.x);  // (D)

@@ -12,6 +12,16 @@
 
 namespace attn {
 
+// Models attnlab ships (data/trained/NAME: text-en, text-zh, induction, repeat-half) are names too:
+// compiled into the binary, written once to a folder of attnlab's own cache the first time one is
+// asked for ($XDG_CACHE_HOME/attnlab or ~/.cache/attnlab, else a private folder under $TMPDIR for
+// this run), so every checkpoint command reads them as it reads any folder. A folder of that name
+// in the current directory wins.
+std::vector<std::string> builtin_model_names();
+// The name a learner gave for a built-in model's folder ("text-en"), or the folder itself: what
+// lessons and reports print, the same on every machine.
+std::string weights_label(const std::string& folder);
+
 // The cache folder huggingface_hub would use, from the environment.
 std::string hf_hub_cache();
 // The folder --weights names: PATH itself if it is a folder, else the model's snapshot in the

@@ -51,17 +51,32 @@ void check_option_values(CLI::App& app);
 void emit(const std::string& text);
 // At the end of a run: flush stdout and report anything written to it that failed.
 void finish_stdout();
-// Before anything is computed, for two outputs of one run (--json and --html): both "-" (both
-// documents on stdout) or one file (the same path, or two names of one existing file: the second
-// would replace the first) is a UsageError naming both flags. /dev/null twice is allowed.
+// The run's files (src/cli/run_files.cpp). Before any work a command declares what it reads and
+// what it writes; each declaration checks at once, as a UsageError naming the flag (exit 2):
+//   an output's folder exists and takes a new file (its temporary file is created there now), the
+//   output is not a folder, not a file the run reads (nor one held in a folder it reads), not inside
+//   the --save folder, not another output of the run (two "-" or two names of one file).
+// Files are written to their temporary files and renamed over their targets by commit_outputs(),
+// all at the end and only when every one is complete; stdout ("-") and devices are written then,
+// after the files. A symlinked output is written through (the file it names is replaced, the link
+// stays); a replaced file keeps its permissions. discard_outputs() removes every temporary file
+// (main calls it on any error, a signal handler on SIGINT/SIGTERM/SIGHUP).
+void declare_input(const std::string& flag, const std::string& path);
+void declare_input_folder(const std::string& flag, const std::string& folder);
+void declare_output(const std::string& flag, const std::string& path);
+// train --save DIR: a new folder, an empty one, or (force) a non-empty one replaced as a whole; the
+// checkpoint is written into a temporary folder beside it and renamed into place at commit.
+void declare_save_folder(const std::string& flag, const std::string& path, bool force);
+void write_save_file(const std::string& name, const std::string& bytes);
+// Both "-", or one file under two names, is a UsageError naming both flags (/dev/null twice is allowed).
 void require_distinct_outputs(const std::string& a_flag, const std::string& a, const std::string& b_flag, const std::string& b);
-// Write text to FILE, or to stdout when FILE is "-"; a file that cannot be written is a
-// UsageError naming `flag` and the path.
+// Text to a declared output (declared now if it was not); "-" is stdout at commit.
 void write_output(const std::string& flag, const std::string& path, const std::string& text);
-// An HTML page to FILE (or stdout for "-"): written to a temporary file beside it and renamed,
-// so a failure never leaves half a page (src/cli/render_cmd.cpp).
 void write_page(const std::string& flag, const std::string& path, const std::string& page);
-// The same, streamed: write(FILE*) writes the bytes and returns false if a write failed.
+// The same, streamed: write(FILE*) writes the bytes and returns false if a write failed. For stdout
+// or a device it runs at commit, so what it reads must live until then.
 void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write);
+void commit_outputs();
+void discard_outputs();
 
 }  // namespace attn::cli

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "errors.h"
 #include "generate.h"
+#include "locate.h"
 #include "models.h"
 #include "real_weights.h"
 #include "table.h"
@@ -112,7 +113,7 @@ std::string render_text(const GenerateReport& r, const Text& t) {
   std::size_t cached = r.run.cache.tokens(), N = r.run.steps.size();
   std::vector<std::string> generated;
   for (const GenerateStep& g : r.run.steps) generated.push_back(r.in.label(g.id));
-  std::string out = t("checkpoint.generate.model", {{"folder", r.in.folder}, {"type", m.model_type}, {"layers", m.l}, {"heads", m.n_h},
+  std::string out = t("checkpoint.generate.model", {{"folder", weights_label(r.in.folder)}, {"type", m.model_type}, {"layers", m.l}, {"heads", m.n_h},
                                                     {"kv_heads", m.n_g}, {"d_head", m.d_h}, {"dtype", dtype_name(r.dtype)}}) + "\n";
   out += t("checkpoint.generate.prompt", {{"n", r.prompt_len}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n\n";
   out += t("checkpoint.generate.how", {{"prompt", r.prompt_len}}) + "\n\n" + step_table(r, t) + "\n";
@@ -133,7 +134,7 @@ std::string render_json(const GenerateReport& r) {
   const ModelConfig& m = r.in.config();
   nlohmann::ordered_json j;
   j["schema"] = "attnlab.generate/1";
-  j["weights"] = r.in.folder;
+  j["weights"] = weights_label(r.in.folder);
   j["model_type"] = m.model_type;
   j["layers"] = m.l;
   j["heads"] = m.n_h;

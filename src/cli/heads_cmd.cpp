@@ -10,6 +10,7 @@
 #include "html.h"
 #include "errors.h"
 #include "head_roles.h"
+#include "locate.h"
 #include "real_weights.h"
 #include "table.h"
 #include "text.h"
@@ -62,9 +63,9 @@ std::string grid_text(const Tensor& g, const Text& t) {
 
 std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
   const ModelConfig& m = r.in.config();
-  std::string out = (r.in.llama ? t("llama.heads.model", {{"folder", r.in.folder}, {"type", m.model_type}, {"layers", m.l},
+  std::string out = (r.in.llama ? t("llama.heads.model", {{"folder", weights_label(r.in.folder)}, {"type", m.model_type}, {"layers", m.l},
                                                            {"heads", m.n_h}, {"kv_heads", m.n_g}, {"d_model", m.d}})
-                                : t("checkpoint.heads.model", {{"folder", r.in.folder}, {"layers", m.l}, {"heads", m.n_h}, {"d_model", m.d}})) + "\n";
+                                : t("checkpoint.heads.model", {{"folder", weights_label(r.in.folder)}, {"layers", m.l}, {"heads", m.n_h}, {"d_model", m.d}})) + "\n";
   out += t("checkpoint.heads.tokens", {{"n", r.in.ids.size()}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n";
   out += t(r.in.llama ? "llama.heads.counting" : "checkpoint.heads.counting") + "\n\n";
   for (const std::string role : kRoles) {
@@ -96,7 +97,7 @@ std::string render_json(const HeadsReport& r, std::size_t top) {
   const ModelConfig& m = r.in.config();
   nlohmann::json j;
   j["schema"] = "attnlab.heads/1";
-  j["weights"] = r.in.folder;
+  j["weights"] = weights_label(r.in.folder);
   j["layers"] = m.l;
   j["heads"] = m.n_h;
   j["d_model"] = m.d;
@@ -123,6 +124,8 @@ std::string render_json(const HeadsReport& r, std::size_t top) {
 void run_heads(const HeadsOptions& o) {
   if (o.top < 1) throw UsageError("checkpoint.err.top", {{"flag", "--top"}});
   HeadsReport r;
+  declare_input_folder("--weights", resolve_weights(o.weights));
+  if (o.html) declare_output("--html", *o.html);
   // The cap is checked against the model once it is known (it needs L and H).
   r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX);
   const ModelConfig& m = r.in.config();
@@ -142,6 +145,7 @@ void run_heads(const HeadsOptions& o) {
     const Text& t = text();
     write_page("--html", *o.html, render_html_report({run_lang().code, t("checkpoint.heads.html_title"),
                                                       render_text(r, top, t), {}, t.all_of("render")}));
+    commit_outputs();
     return;
   }
   emit(o.json ? render_json(r, top) : render_text(r, top, text()));

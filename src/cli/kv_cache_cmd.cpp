@@ -320,6 +320,8 @@ std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
 void run_kv(KvOptions o) {
   const Text& t = text();
   if (o.html) o.json = false;  // the page shows the report as it prints
+  declare_input("--config", o.src.config);
+  if (o.html) declare_output("--html", *o.html);
   Dtype dt = parse_dtype(o.dtype, "--dtype");
   if (o.seq_len == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--seq-len"}});
   if (o.batch == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--batch"}});
@@ -333,10 +335,12 @@ void run_kv(KvOptions o) {
     for (const char* flag : kNotWithCompare)
       if (given(flag)) throw UsageError("calc.err.compare_with", {{"flag", flag}});
     std::string report = run_compare(o, dt, t);
-    if (o.html)
+    if (o.html) {
       write_page("--html", *o.html, render_html_report({run_lang().code, t("html.report.kv_compare"), report, g_page_charts, t.all_of("render")}));
-    else
+      commit_outputs();
+    } else {
       emit(report);
+    }
     return;
   }
   bool dims = o.src.dims.d_model > 0;
@@ -367,6 +371,7 @@ void run_kv(KvOptions o) {
   if (o.html) {
     write_page("--html", *o.html,
                render_html_report({run_lang().code, t("html.report.kv_cache", {{"model", m.name}}), out, g_page_charts, t.all_of("render")}));
+    commit_outputs();
     return;
   }
   emit(out);

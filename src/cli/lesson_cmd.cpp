@@ -15,6 +15,7 @@
 #include "lesson.h"
 #include "parallel.h"
 #include "html.h"
+#include "locate.h"
 #include "json_writer.h"
 #include "step_select.h"
 #include "terminal.h"
@@ -33,6 +34,7 @@ struct LessonOptions {
   std::optional<std::string> json;  // --json FILE|-
   std::optional<std::string> html;  // --html FILE|-
   std::optional<std::string> step;  // --step ID[,ID…]: show only these steps
+  const std::optional<std::string>* weights = nullptr;  // the lesson's --weights, if it has one
 };
 
 // Colour only for a terminal, unless asked: --color always/never win over NO_COLOR and isatty.
@@ -51,10 +53,13 @@ bool use_color(const std::string& mode) {
 // for '-').
 class CliBinder : public OptionBinder {
  public:
-  explicit CliBinder(CLI::App* sub) : sub_(sub) {}
+  CliBinder(CLI::App* sub, const std::optional<std::string>** weights) : sub_(sub), weights_(weights) {}
   void integer(const char* flag, std::optional<std::int64_t>& v) override { sub_->add_option(flag, v, help(flag)); }
   void real(const char* flag, std::optional<double>& v) override { sub_->add_option(flag, v, help(flag)); }
-  void text(const char* flag, std::optional<std::string>& v) override { sub_->add_option(flag, v, help(flag)); }
+  void text(const char* flag, std::optional<std::string>& v) override {
+    sub_->add_option(flag, v, help(flag));
+    if (std::string(flag) == "--weights") *weights_ = &v;  // an input of the run (declare_input_folder)
+  }
   void toggle(const char* flag, bool& v) override { sub_->add_flag(flag, v, help(flag)); }
 
  private:
@@ -65,6 +70,7 @@ class CliBinder : public OptionBinder {
     return attn::cli::text()(key);
   }
   CLI::App* sub_;
+  const std::optional<std::string>** weights_;
 };
 
 // For --help: the sizes a run without flags uses and the tensors its trace holds, read off a
@@ -82,7 +88,6 @@ std::string defaults_footer(const LessonInfo& info) {
 }
 
 void run_lesson(const LessonOptions& o) {
-  if (o.json && o.html) require_distinct_outputs("--json", *o.json, "--html", *o.html);
   if (o.precision < 0 || o.precision > 15)
     throw UsageError("cli.err.precision", {{"flag", "--precision"}, {"value", o.precision}});
   if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});
@@ -90,12 +95,16 @@ void run_lesson(const LessonOptions& o) {
     throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
   if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
   bool color = use_color(o.color);  // validated even when writing JSON
+  if (o.weights != nullptr && o.weights->has_value()) declare_input_folder("--weights", resolve_weights(**o.weights));
+  if (o.json) declare_output("--json", *o.json);
+  if (o.html) declare_output("--html", *o.html);
   Trace trace = o.lesson->run(RunContext{run_lang(), o.seed});
   if (o.step) select_steps(trace, *o.step, text());
   if (o.html) write_page("--html", *o.html, render_html(trace, HtmlOptions{o.precision}));
   if (o.json) {
     std::size_t bytes = 0;  // counted as written: /dev/null or a pipe has no file size to read back
     write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f, &bytes); });
+    commit_outputs();
     if (*o.json != "-") {  // a file: say what was written (stdout stays the trace's alone)
       std::fflush(stdout);
       std::fprintf(stderr, "%s\n", text()("cli.lesson.wrote", {{"path", *o.json}, {"n", trace.tensor_order.size()},
@@ -103,6 +112,7 @@ void run_lesson(const LessonOptions& o) {
     }
     return;
   }
+  commit_outputs();
   if (!o.html) emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));
 }
 
@@ -119,7 +129,7 @@ void setup_lesson(CLI::App& root) {
     opts->lesson = info->make();
     CLI::App* sub = lesson->add_subcommand(info->name, t(catalog_name(*info) + ".summary"));
     sub->add_option("--seed", opts->seed, t("cli.opt.seed"));
-    CliBinder binder(sub);
+    CliBinder binder(sub, &opts->weights);
     opts->lesson->bind(binder);
     sub->add_option("--precision", opts->precision, t("cli.opt.precision"));
     sub->add_option("--threads", opts->threads, t("cli.opt.threads"));

@@ -6,6 +6,7 @@
 // The run's language is chosen before anything is parsed (--lang X or --lang=X anywhere on the
 // line, else LC_ALL / LC_MESSAGES / LANG), so --help, CLI11's own words and every error come out
 // in it. --lang is global: `attnlab lesson --lang zh mha` works as well as `… mha --lang zh`.
+#include <csignal>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -204,6 +205,9 @@ int main(int argc, char** argv) {
     if (x > 0 && x <= 1) attn::set_work_caps_for_fuzzing(attn::kMaxLessonWork * x, attn::kMaxWorkNumbers * x);
   }
 #endif
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full disk,
+  // instead of the process being killed half-way through writing.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     lang = attn::lang_from_env();
     Prescan p = prescan(argc, argv);
@@ -253,15 +257,20 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return usage_failure(parse_error_msg(e, names), lang);
     }
+    attn::cli::commit_outputs();  // what a command declared and wrote (each commits its own first)
     attn::cli::finish_stdout();  // a failed write or flush is an error, never exit 0
   } catch (const attn::WriteError& e) {
+    attn::cli::discard_outputs();
     usage_failure(e.msg, lang);  // one line, like a usage error, but exit 1: the run failed
     return 1;
   } catch (const attn::UsageError& e) {
+    attn::cli::discard_outputs();  // a failed run leaves every file as it found it
     return usage_failure(e.msg, lang);
   } catch (const std::bad_alloc&) {
+    attn::cli::discard_outputs();
     return usage_failure({"cli.err.out_of_memory"}, lang);
   } catch (const std::exception& e) {
+    attn::cli::discard_outputs();
     return internal_failure(e.what(), lang);
   }
   return 0;

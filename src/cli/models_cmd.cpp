@@ -25,6 +25,7 @@ std::string attention_text(const ModelConfig& m, const Text& t) {
 
 void run_models(const std::optional<std::string>& html) {
   const Text& t = text();
+  if (html) declare_output("--html", *html);
   TextTable tb;
   tb.header = {t("calc.models.col.name"),   t("calc.models.col.attention"), t("calc.models.col.total"),
                t("calc.models.col.active"), t("calc.models.col.kv_bytes"),  t("calc.models.col.official")};
@@ -46,6 +47,7 @@ void run_models(const std::optional<std::string>& html) {
   out += "\n" + t("calc.models.footer") + "\n" + t("calc.models.official_note") + "\n";
   if (html) {
     write_page("--html", *html, render_html_report({run_lang().code, t("html.report.models"), out, {bars}, t.all_of("render")}));
+    commit_outputs();
     return;
   }
   emit(out);

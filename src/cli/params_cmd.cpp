@@ -219,20 +219,25 @@ void run_params_weights(const ParamsOptions& o) {
   if (!o.src.model.empty() || !o.src.config.empty() || o.src.dims.d_model > 0 || o.src.dims.heads > 0)
     throw UsageError("census.err.alternatives");
   std::string folder = resolve_weights(*o.weights);
+  declare_input_folder("--weights", folder);
+  if (o.html) declare_output("--html", *o.html);
   std::string cfg = folder + "/config.json";
   ModelConfig m = parse_hf_config(read_regular_file(cfg, std::size_t{4} << 20, "--weights"), cfg);
   Checkpoint ck(folder);
   CheckpointCensus c = census_checkpoint(ck, m);
   if (o.html) {
     const Text& t = text();
-    write_page("--html", *o.html, render_html_report({run_lang().code, t("census.html_title"), census_text(folder, m, c, t), {}, t.all_of("render")}));
+    write_page("--html", *o.html, render_html_report({run_lang().code, t("census.html_title"), census_text(weights_label(folder), m, c, t), {}, t.all_of("render")}));
+    commit_outputs();
     return;
   }
-  emit(o.json ? census_json(folder, m, c) : census_text(folder, m, c, text()));
+  emit(o.json ? census_json(weights_label(folder), m, c) : census_text(weights_label(folder), m, c, text()));
 }
 
 void run_params(const ParamsOptions& o) {
   if (o.weights) return run_params_weights(o);
+  declare_input("--config", o.src.config);
+  if (o.html) declare_output("--html", *o.html);
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   ParamReport r = count_params(m);
   if (o.html) {
@@ -246,6 +251,7 @@ void run_params(const ParamsOptions& o) {
     write_page("--html", *o.html,
                render_html_report({run_lang().code, t("html.report.params", {{"model", m.name}}), render_text(m, r, t),
                                    {bars}, t.all_of("render")}));
+    commit_outputs();
     return;
   }
   emit(o.json ? render_json(m, r) : render_text(m, r, text()));

@@ -37,6 +37,8 @@ void run_render(const RenderCmdOptions& o) {
   if (o.color == "always") color = true;
   else if (o.color == "auto") color = std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO) == 1;
   else if (o.color != "never") throw UsageError("cli.err.color", {{"flag", "--color"}, {"value", o.color}});
+  declare_input("render", o.trace);
+  if (o.html) declare_output("--html", *o.html);
   Trace trace = read_trace_file(o.trace);
   bool known = false;
   for (const std::string& code : available_languages()) known = known || code == trace.lang.code;
@@ -53,48 +55,10 @@ void run_render(const RenderCmdOptions& o) {
     return;
   }
   write_page("--html", *o.html, render_html(trace, HtmlOptions{o.precision}));
+  commit_outputs();
 }
 
 }  // namespace
-
-void write_page(const std::string& flag, const std::string& path, const std::string& page) {
-  if (path == "-") {
-    emit(page);
-    return;
-  }
-  // a device or a pipe (/dev/null, /dev/full) is written in place
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    write_output(flag, path, page);
-    return;
-  }
-  // a temporary file beside the target, renamed over it when complete: never half a page
-  std::filesystem::path target(path);
-  std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-  std::string tmp = (std::filesystem::path(dir) / ("." + target.filename().string() + ".XXXXXX")).string();
-  std::error_code dir_ec;  // a name too long for the filesystem is a path that cannot be written, not an exception
-  if (target.filename().empty() || std::filesystem::is_directory(target, dir_ec))
-    throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
-  std::vector<char> name(tmp.begin(), tmp.end());
-  name.push_back('\0');
-  int fd = ::mkstemp(name.data());
-  if (fd < 0) throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
-  mode_t mask = ::umask(0);  // the permissions a plain open would give
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  std::FILE* f = ::fdopen(fd, "wb");
-  errno = 0;
-  bool ok = f != nullptr && std::fwrite(page.data(), 1, page.size(), f) == page.size();
-  int e = errno;
-  if (f != nullptr && std::fclose(f) != 0) ok = false, e = e != 0 ? e : errno;
-  if (f == nullptr) ::close(fd);
-  if (ok && std::rename(name.data(), path.c_str()) != 0) ok = false, e = errno;
-  if (!ok) {
-    std::remove(name.data());
-    // a failed write is exit 1 (WriteError), the input was fine
-    throw WriteError("cli.err.write_failed", {{"flag", flag}, {"path", path}, {"reason", io_reason(e)}, {"errno", e}});
-  }
-}
 
 void setup_render(CLI::App& root) {
   auto opt = std::make_shared<RenderCmdOptions>();

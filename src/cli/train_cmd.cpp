@@ -17,7 +17,10 @@
 #include "commands.h"
 #include "html.h"
 #include "lesson.h"
+#include "char_vocab.h"
+#include "embedded_data.h"
 #include "errors.h"
+#include "input_file.h"
 #include "parallel.h"
 #include "safetensors_writer.h"
 #include "table.h"
@@ -31,22 +34,83 @@ namespace {
 
 struct TrainOptions {
   std::string task = "induction";
-  std::int64_t layers = 2, heads = 4, d_model = 64, vocab = 32, seq_len = 32, batch = 64, steps = 4000, warmup = 100;
+  std::int64_t layers = 2, heads = 4, d_model = 64, seq_len = 32, batch = 64, steps = 4000, warmup = 100;
+  std::optional<std::int64_t> vocab;  // the synthetic tasks' vocabulary (32); for text, the most characters kept (2000)
+  std::string corpus;            // --task text: a UTF-8 file, or a bundled text: en (the KJV Bible), zh (classical Chinese)
+  std::int64_t min_count = 3;    // --task text: a character seen fewer times in the training text is <unk>
+  bool allow_long = false;       // --allow-long: past the two-minute work cap, up to an hour
+  bool quiet = false;            // --quiet: no progress line
   double lr = 1e-3;
   std::int64_t seed = 42;
   std::optional<std::int64_t> threads;
   bool mlp = false, no_mlp = false;  // the default model is attention-only: it forms the circuit in about a minute
   std::string save, json, html, dtype = "f32";
+  bool force = false;  // --force: --save may replace a folder that is not empty
   std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
 };
 
 using train::kMaxTrainWork;  // trainer.h: about two minutes on two cores
+constexpr double kLongTrainWork = 30 * kMaxTrainWork;  // --allow-long: about an hour
+constexpr std::size_t kMaxCorpusBytes = std::size_t{64} << 20;
+
+// The text of --task text, split into what training sees and the held-out slice, as ids.
+struct TextSetup {
+  std::string name;               // "en", "zh" or the file's path
+  std::string train_text, heldout_text;
+  std::size_t characters = 0, heldout_characters = 0, min_count = 0;
+  CharVocab vocab;
+  train::TextData data;
+};
+
+std::size_t code_points(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+// The corpus (a bundled name or a file), its last 5% of characters held out, the vocabulary built
+// from the rest: its characters seen at least min_count times, the `keep` most frequent of them.
+void load_text(const TrainOptions& o, std::size_t keep, TextSetup& s) {
+  s.name = o.corpus.empty() ? "en" : o.corpus;
+  std::string text;
+  if (s.name == "en" || s.name == "zh") {
+    text = std::string(*embedded_file("corpus/" + s.name + ".txt"));
+  } else {
+    text = read_regular_file(s.name, kMaxCorpusBytes, "--corpus");
+  }
+  s.characters = code_points(text);
+  const std::size_t cut = s.characters - s.characters / 20;  // the first 95% (rounded up) is trained on
+  std::size_t at = 0, seen = 0;
+  while (at < text.size() && seen < cut) {
+    ++at;
+    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+    ++seen;
+  }
+  s.train_text = text.substr(0, at);
+  s.heldout_text = text.substr(at);
+  s.heldout_characters = s.characters - cut;
+  s.min_count = static_cast<std::size_t>(o.min_count);
+  s.vocab = build_char_vocab(s.train_text, s.min_count);
+  if (s.vocab.tokens.size() > keep) {  // the rarest characters beyond the cap become <unk> too
+    for (std::size_t i = keep; i < s.vocab.tokens.size(); ++i) s.vocab.counts[0] += s.vocab.counts[i];
+    s.vocab.tokens.resize(keep);
+    s.vocab.counts.resize(keep);
+  }
+  CharTokenizer tok(s.vocab);
+  auto ids = [&tok](const std::string& part) {
+    std::vector<std::int64_t> v = tok.encode(part);
+    return std::vector<int>(v.begin(), v.end());
+  };
+  s.data.train = ids(s.train_text);
+  s.data.heldout = ids(s.heldout_text);
+  s.data.vocab = s.vocab.tokens.size();
+}
 
 void positive(const char* flag, std::int64_t v) {
   if (v < 1) throw UsageError("cli.err.positive", {{"flag", flag}, {"value", v}});
 }
 
-train::TrainConfig resolve(const TrainOptions& o) {
+train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
   train::TrainConfig c;
   if (!train::parse_task(o.task, c.task)) {
     std::string names;
@@ -54,15 +118,19 @@ train::TrainConfig resolve(const TrainOptions& o) {
     throw UsageError("train.err.task", {{"flag", "--task"}, {"value", o.task}, {"tasks", names}});
   }
   positive("--layers", o.layers), positive("--heads", o.heads), positive("--d-model", o.d_model);
-  positive("--vocab", o.vocab), positive("--seq-len", o.seq_len), positive("--batch", o.batch);
+  if (o.vocab) positive("--vocab", *o.vocab);
+  positive("--seq-len", o.seq_len), positive("--batch", o.batch);
   positive("--steps", o.steps);
+  const bool is_text = c.task == train::Task::Text;
+  if (!is_text && !o.corpus.empty()) throw UsageError("train.err.corpus_task", {{"flag", "--corpus"}, {"task", o.task}});
+  if (o.min_count < 1) throw UsageError("cli.err.positive", {{"flag", "--min-count"}, {"value", o.min_count}});
+  std::int64_t vocab = o.vocab.value_or(is_text ? 2000 : 32);
   if (o.warmup < 0) throw UsageError("cli.err.negative", {{"flag", "--warmup"}, {"value", o.warmup}});
   if (!std::isfinite(o.lr)) throw UsageError("cli.err.not_a_number", {{"flag", "--lr"}, {"value", fmt::format("{}", o.lr)}});
   if (o.lr <= 0 || o.lr > 1) throw UsageError("train.err.lr", {{"flag", "--lr"}, {"value", o.lr}});
   if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});
   if (o.threads && (*o.threads < 1 || *o.threads > 1024))
     throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
-  if (!o.json.empty() && !o.html.empty()) require_distinct_outputs("--json", o.json, "--html", o.html);
   if (o.mlp && o.no_mlp) throw UsageError("train.err.mlp_both", {{"a_flag", "--mlp"}, {"b_flag", "--no-mlp"}});
   if (o.init != "random" && o.init != "symmetric") throw UsageError("train.err.init", {{"flag", "--init"}, {"value", o.init}});
   c.symmetric_heads = o.init == "symmetric";
@@ -74,10 +142,21 @@ train::TrainConfig resolve(const TrainOptions& o) {
   if (T < train::task_min_seq_len(c.task))
     throw UsageError("train.err.seq_len_small", {{"flag", "--seq-len"}, {"value", o.seq_len}, {"task", o.task},
                                                  {"min", train::task_min_seq_len(c.task)}});
-  if (static_cast<std::size_t>(o.vocab) < train::task_min_vocab(c.task, T))
-    throw UsageError("train.err.vocab_small", {{"flag", "--vocab"}, {"value", o.vocab}, {"task", o.task},
+  if (is_text && vocab < 2) throw UsageError("train.err.vocab_small", {{"flag", "--vocab"}, {"value", vocab}, {"task", o.task}, {"seq_len", o.seq_len}, {"min", 2}});
+  if (static_cast<std::size_t>(vocab) < train::task_min_vocab(c.task, T))
+    throw UsageError("train.err.vocab_small", {{"flag", "--vocab"}, {"value", vocab}, {"task", o.task},
                                                {"seq_len", o.seq_len}, {"min", train::task_min_vocab(c.task, T)}});
-  c.model = {static_cast<std::size_t>(o.vocab), T, static_cast<std::size_t>(o.d_model), static_cast<std::size_t>(o.layers),
+  if (is_text) {  // the vocabulary is the text's own: at most --vocab characters, <unk> included
+    if (o.corpus != "en" && o.corpus != "zh" && !o.corpus.empty()) declare_input("--corpus", o.corpus);
+    load_text(o, static_cast<std::size_t>(vocab), text);
+    if (text.data.train.size() < T + 1 || text.data.heldout.size() < T + 1)
+      throw UsageError("train.err.corpus_short", {{"flag", "--corpus"}, {"path", text.name}, {"seq_len", o.seq_len},
+                                                  {"chars", text.characters}});
+    vocab = static_cast<std::int64_t>(text.data.vocab);
+    c.text = &text.data;
+    c.cosine = true;
+  }
+  c.model = {static_cast<std::size_t>(vocab), T, static_cast<std::size_t>(o.d_model), static_cast<std::size_t>(o.layers),
              static_cast<std::size_t>(o.heads), o.mlp};
   c.batch = static_cast<std::size_t>(o.batch);
   c.steps = static_cast<std::size_t>(o.steps);
@@ -89,7 +168,7 @@ train::TrainConfig resolve(const TrainOptions& o) {
   if (numbers > static_cast<double>(kMaxLessonElements) * work_cap_scale())
     throw UsageError("train.err.memory", {{"numbers", numbers}, {"max", static_cast<double>(kMaxLessonElements)},
                                           {"flags", "--batch, --seq-len, --d-model, --vocab, --layers"}});
-  const double work = train::train_work(c), max_work = kMaxTrainWork * work_cap_scale();
+  const double work = train::train_work(c), max_work = (o.allow_long ? kLongTrainWork : kMaxTrainWork) * work_cap_scale();
   if (work > max_work)
     throw UsageError("train.err.work", {{"flops", work}, {"max", max_work}, {"flags", "--steps, --batch, --seq-len, --heads, --d-model, --layers"},
                                         {"max_steps", static_cast<std::uint64_t>(std::floor(max_work / train::step_work(c)))}});
@@ -99,18 +178,23 @@ train::TrainConfig resolve(const TrainOptions& o) {
 // The progress bar: stderr, only when it is a terminal, at most ten times a second.
 class Progress {
  public:
-  explicit Progress(const Text& t) : t_(t), on_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+  Progress(const Text& t, bool quiet, std::size_t tokens_per_step)
+      : t_(t), on_(!quiet && ::isatty(STDERR_FILENO) == 1), tokens_(tokens_per_step), start_(Clock::now()), last_(start_) {}
   void operator()(std::size_t step, std::size_t steps, double loss) {
     if (!on_) return;
     auto now = Clock::now();
     if (step != steps && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
     double secs = std::chrono::duration<double>(now - start_).count();
+    if (!shown_ && secs < 2.0) return;  // a run shorter than two seconds prints no progress
+    shown_ = true;
+    last_ = now;
     const std::size_t width = 30, done = step * width / steps;
     std::string bar;
     for (std::size_t i = 0; i < width; ++i) bar += i < done ? "█" : "·";
     fmt::print(stderr, "\r{} {}\x1b[K", bar,
-               t_("train.progress", {{"step", step}, {"steps", steps}, {"loss", loss}, {"rate", secs > 0 ? step / secs : 0.0}}));
+               t_("train.progress", {{"step", step}, {"steps", steps}, {"loss", loss}, {"rate", secs > 0 ? step / secs : 0.0},
+                                     {"tokens", secs > 0 ? static_cast<double>(step * tokens_) / secs : 0.0},
+                                     {"eta", step > 0 ? secs * static_cast<double>(steps - step) / static_cast<double>(step) : 0.0}}));
     if (step == steps) fmt::print(stderr, "\n");
     std::fflush(stderr);
   }
@@ -118,13 +202,33 @@ class Progress {
  private:
   using Clock = std::chrono::steady_clock;
   const Text& t_;
-  bool on_;
+  bool on_, shown_ = false;
+  std::size_t tokens_;
   Clock::time_point start_, last_;
 };
 
 std::string num(double x, int digits = 3) {
   std::string s = fmt::format("{:.{}f}", x, digits);
   return s.find_first_not_of("-0.") == std::string::npos ? fmt::format("{:.{}f}", 0.0, digits) : s;
+}
+
+// The held-out figures of a text run: the model's loss and bits per character beside the n-gram
+// baselines on the same held-out characters (training.json, --json and the report).
+struct TextFigures {
+  double model = 0, unigram = 0, bigram = 0;  // nats per character
+};
+TextFigures text_figures(const train::TrainResult& r, const TextSetup& tx) {
+  train::NgramLoss g = train::ngram_loss(tx.data.train, tx.data.heldout, tx.data.vocab);
+  return {r.heldout_loss, g.unigram, g.bigram};
+}
+
+nlohmann::ordered_json text_values(const train::TrainResult& r, const TextSetup& tx) {
+  const TextFigures f = text_figures(r, tx);
+  const double ln2 = std::log(2.0);
+  return {{"corpus", tx.name}, {"characters", tx.characters}, {"heldout_characters", tx.heldout_characters},
+          {"heldout_targets", r.heldout_targets}, {"vocab", tx.vocab.tokens.size()}, {"unk_in_training", tx.vocab.counts[0]},
+          {"heldout_loss", f.model}, {"heldout_bpc", f.model / ln2},
+          {"unigram_bpc", f.unigram / ln2}, {"bigram_bpc", f.bigram / ln2}};
 }
 
 using Best = train::BestHead;
@@ -149,14 +253,16 @@ std::string patterns(const train::TrainResult& r, const Best& prev, const Best& 
   return out;
 }
 
-bool has_repeat(train::Task t) { return t != train::Task::PrevMinusFirst && t != train::Task::PrevMinusTwoBack; }
+bool has_repeat(train::Task t) { return t == train::Task::Induction || t == train::Task::RepeatHalf; }
 
-std::string render_text(const train::TrainConfig& c, const train::TrainResult& r, const Text& t) {
+std::string render_text(const train::TrainConfig& c, const train::TrainResult& r, const TextSetup* tx, const Text& t) {
   const auto& m = c.model;
   const double ln_v = std::log(static_cast<double>(m.vocab));
   std::string task = train::task_name(c.task);
   std::string out = t("train.title", {{"task", task}}) + "\n";
-  out += "  " + t("train.task." + task) + "\n";
+  out += "  " + (tx != nullptr ? t("train.task.text", {{"corpus", tx->name}, {"chars", tx->characters},
+                                                        {"heldout", tx->heldout_characters}, {"min_count", tx->min_count}})
+                               : t("train.task." + task)) + "\n";
   out += "  " + t("train.model_line", {{"layers", m.n_layer}, {"heads", m.n_head}, {"d_model", m.d_model}, {"vocab", m.vocab},
                                        {"seq_len", m.n_positions}, {"mlp", m.mlp}, {"params", r.model.layout.total}}) + "\n";
   out += "  " + t("train.train_line", {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
@@ -174,8 +280,18 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
     bars.push_back({t("train.loss_row", {{"from", b + 1}, {"to", e}}), mean, num(mean)});
   }
   out += bar_chart(bars, 40);
+  if (tx != nullptr) {  // held-out bits per character beside the n-gram models of the same text
+    const TextFigures f = text_figures(r, *tx);
+    const double ln2 = std::log(2.0);
+    std::vector<Bar> b{{t("train.text.model"), f.model / ln2, num(f.model / ln2)},
+                       {t("train.text.bigram"), f.bigram / ln2, num(f.bigram / ln2)},
+                       {t("train.text.unigram"), f.unigram / ln2, num(f.unigram / ln2)}};
+    out += "\n" + t("train.text.title", {{"chars", r.heldout_targets}}) + "\n" + bar_chart(b, 40);
+    out += "  " + t("train.text.verdict", {{"beats_bigram", f.model < f.bigram}, {"model", f.model / ln2},
+                                           {"bigram", f.bigram / ln2}, {"ratio", f.model / f.bigram}}) + "\n\n";
+  }
   const train::Drop drop = train::phase_change(r, has_repeat(c.task), ln_v);
-  out += "  " + t("train.drop", {{"reached", drop.reached}, {"repeat", has_repeat(c.task)}, {"step", drop.step},
+  if (tx == nullptr) out += "  " + t("train.drop", {{"reached", drop.reached}, {"repeat", has_repeat(c.task)}, {"step", drop.step},
                                  {"half", 0.5 * ln_v}}) + "\n\n";
 
   // The heads as training goes.
@@ -237,7 +353,7 @@ nlohmann::ordered_json matrix(const Tensor& s) {
   return rows;
 }
 
-std::string render_json(const train::TrainConfig& c, const train::TrainResult& r) {
+std::string render_json(const train::TrainConfig& c, const train::TrainResult& r, const TextSetup* tx) {
   const auto& m = c.model;
   nlohmann::ordered_json j;
   j["command"] = "train";
@@ -257,6 +373,7 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
                  {"accuracy", r.evals.back().accuracy},
                  {"ablated_heads", nlohmann::ordered_json::array()}};
   for (auto [l, k] : r.ablated) j["values"]["ablated_heads"].push_back({l + 1, k + 1});
+  if (tx != nullptr) j["text"] = text_values(r, *tx);
   j["loss_curve"] = r.loss_curve;
   if (c.symmetric_heads) j["clone_gap"] = r.clone_gap;
   nlohmann::ordered_json evals = nlohmann::ordered_json::array();
@@ -276,7 +393,7 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
 }
 
 // config.json with Hugging Face GPT-2's keys, and our own for what GPT-2 has no key for.
-std::string hf_config(const train::TrainConfig& c, const std::string& dtype) {
+std::string hf_config(const train::TrainConfig& c, const TextSetup* tx, const std::string& dtype) {
   const auto& m = c.model;
   nlohmann::ordered_json j;
   j["architectures"] = {"GPT2LMHeadModel"};
@@ -302,15 +419,20 @@ std::string hf_config(const train::TrainConfig& c, const std::string& dtype) {
   j["attnlab_attention_only"] = !m.mlp;
   j["attnlab_task"] = train::task_name(c.task);
   if (c.symmetric_heads) j["attnlab_init"] = "symmetric";
+  if (tx != nullptr)
+    j["attnlab_corpus"] = {{"name", tx->name}, {"characters", tx->characters}, {"heldout_characters", tx->heldout_characters},
+                           {"min_count", tx->min_count}, {"vocab", tx->vocab.tokens.size()}};
   j["attnlab_train"] = {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
-                        {"betas", {c.beta1, c.beta2}}, {"weight_decay", c.weight_decay}, {"seed", c.seed}};
+                        {"betas", {c.beta1, c.beta2}}, {"weight_decay", c.weight_decay}, {"seed", c.seed},
+                        {"schedule", c.cosine ? "cosine" : "constant"}};
   return j.dump(2) + "\n";
 }
 
 // training.json: the loss at every step and the evaluation losses (what `lesson induction` plots
 // for a shipped model without training it again); numbers in their shortest round-trip form.
-std::string training_log(const train::TrainResult& r) {
+std::string training_log(const train::TrainResult& r, const TextSetup* tx) {
   nlohmann::ordered_json j;
+  if (tx != nullptr) j["text"] = text_values(r, *tx);
   j["loss_curve"] = r.loss_curve;
   nlohmann::ordered_json evals = nlohmann::ordered_json::array();
   for (const train::Evaluation& e : r.evals) evals.push_back({{"step", e.step}, {"loss", e.loss}, {"repeat_loss", e.repeat_loss}});
@@ -318,35 +440,40 @@ std::string training_log(const train::TrainResult& r) {
   return j.dump(1) + "\n";
 }
 
-void save(const std::string& dir, const train::TrainConfig& c, const train::TrainResult& r, const std::string& dtype) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) throw UsageError("train.err.save_dir", {{"flag", "--save"}, {"path", dir}});
+// Into the temporary folder declare_save_folder made; commit_outputs renames it into place.
+void save(const train::TrainConfig& c, const train::TrainResult& r, const TextSetup* tx, const std::string& dtype) {
   std::vector<train::NamedTensor> tensors;
   for (const gpt::ParamTensor& p : r.model.layout.tensors)
     tensors.push_back({p.name, p.shape, r.model.params.data() + p.offset});
   std::string bytes = train::safetensors_bytes(tensors, dtype == "f64" ? train::SafeDtype::F64 : train::SafeDtype::F32,
                                                {{"format", "pt"}});
-  const std::string base = (std::filesystem::path(dir) / "").string();
-  write_output("--save", base + "config.json", hf_config(c, dtype));
-  write_output("--save", base + "model.safetensors", bytes);
-  write_output("--save", base + "training.json", training_log(r));
+  write_save_file("config.json", hf_config(c, tx, dtype));
+  write_save_file("model.safetensors", bytes);
+  if (tx != nullptr) write_save_file("tokenizer.json", char_tokenizer_json(tx->vocab));
+  write_save_file("training.json", training_log(r, tx));
 }
 
 void run_train(const TrainOptions& o) {
-  train::TrainConfig c = resolve(o);
+  TextSetup text_setup;
+  train::TrainConfig c = resolve(o, text_setup);
+  const TextSetup* tx = c.task == train::Task::Text ? &text_setup : nullptr;
   if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
+  // every output checked, and its temporary file made, before the first step
+  if (!o.save.empty()) declare_save_folder("--save", o.save, o.force);
+  if (!o.json.empty()) declare_output("--json", o.json);
+  if (!o.html.empty()) declare_output("--html", o.html);
   const Text& t = text();
-  Progress progress(t);
+  Progress progress(t, o.quiet, c.batch * c.model.n_positions);
   train::TrainResult r = train::train(c, [&](std::size_t s, std::size_t n, double loss) { progress(s, n, loss); });
-  std::string report = render_text(c, r, t);
+  std::string report = render_text(c, r, tx, t);
   if (!o.save.empty()) {
-    save(o.save, c, r, o.dtype);
-    report += "  " + t("train.saved", {{"dir", o.save}}) + "\n";
+    save(c, r, tx, o.dtype);
+    report += "  " + t("train.saved", {{"dir", o.save}, {"text", tx != nullptr}}) + "\n";
   }
-  if (!o.json.empty()) write_output("--json", o.json, render_json(c, r));
+  if (!o.json.empty()) write_output("--json", o.json, render_json(c, r, tx));
   if (!o.html.empty())  // the report as a page (the terminal text, preformatted)
     write_page("--html", o.html, render_html_report({run_lang().code, t("train.html_title"), report, {}, t.all_of("render")}));
+  commit_outputs();
   if (o.json != "-" && o.html != "-") emit(report);
 }
 
@@ -371,6 +498,11 @@ void setup_train(CLI::App& root) {
   sub->add_option("--seed", o->seed, t("train.opt.seed"));
   sub->add_option("--threads", o->threads, t("train.opt.threads"));
   sub->add_option("--save", o->save, t("train.opt.save"));
+  sub->add_flag("--force", o->force, t("train.opt.force"));
+  sub->add_option("--corpus", o->corpus, t("train.opt.corpus"));
+  sub->add_option("--min-count", o->min_count, t("train.opt.min_count"));
+  sub->add_flag("--allow-long", o->allow_long, t("train.opt.allow_long"));
+  sub->add_flag("--quiet", o->quiet, t("train.opt.quiet"));
   sub->add_option("--dtype", o->dtype, t("train.opt.dtype"));
   sub->add_option("--init", o->init, t("train.opt.init"));
   sub->add_option("--json", o->json, t("train.opt.json"));

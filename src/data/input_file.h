@@ -12,6 +12,8 @@ std::string read_regular_file(const std::string& path, std::size_t max_bytes, co
 // The checks alone, for a reader that maps the file itself (safetensors): it exists, it is a
 // regular file (not a directory or a device); its size in bytes.
 std::uint64_t require_regular_file(const std::string& path, const std::string& flag);
+// A regular file (or a link to one) is there; no open, so a FIFO never blocks the check.
+bool is_regular_file(const std::string& path);
 // errno as the short code the catalogs select on ({reason, select, ENOENT {…} ENOSPC {…} other {…}}).
 std::string io_reason(int e);
 

@@ -123,9 +123,10 @@ std::vector<std::string> gpt2_pretokenize(const std::string& text) {
 }
 
 namespace {
+// stat, not open: a FIFO named vocab.json must not block the check (read_regular_file refuses it)
 bool file_exists(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return in.good();
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
 }
 }  // namespace
 
@@ -137,6 +138,13 @@ Gpt2Tokenizer Gpt2Tokenizer::from_folder(const std::string& folder) {
   if (!(file_exists(folder + "/vocab.json") && file_exists(folder + "/merges.txt")) && file_exists(folder + "/tokenizer.json"))
     return from_tokenizer_json(read_file(folder + "/tokenizer.json"), folder + "/tokenizer.json");
   return Gpt2Tokenizer(read_file(folder + "/vocab.json"), read_file(folder + "/merges.txt"), folder);
+}
+
+std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& folder) {
+  // as from_folder chooses: vocab.json + merges.txt first; a tokenizer.json by its model.type
+  if (!(file_exists(folder + "/vocab.json") && file_exists(folder + "/merges.txt")) && file_exists(folder + "/tokenizer.json"))
+    return read_tokenizer_json(read_file(folder + "/tokenizer.json"), folder + "/tokenizer.json");
+  return std::make_shared<const Gpt2Tokenizer>(Gpt2Tokenizer::from_folder(folder));
 }
 
 Gpt2Tokenizer::Gpt2Tokenizer(const std::string& vocab_json, const std::string& merges_txt, const std::string& where)
@@ -225,36 +233,6 @@ std::string Gpt2Tokenizer::decode_bytes(std::int64_t id) const {
   return out;
 }
 
-std::string Gpt2Tokenizer::label(std::int64_t id) const {
-  std::string bytes = decode_bytes(id), out;
-  for (std::size_t i = 0; i < bytes.size();) {
-    unsigned char c = static_cast<unsigned char>(bytes[i]);
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool whole = n > 0 && i + n <= bytes.size();
-    for (std::size_t k = 1; whole && k < n; ++k) whole = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 0x2;
-    auto byte = [&out](unsigned char b) {  // <xx>
-      static const char* hex = "0123456789abcdef";
-      out += "<";
-      out += hex[b >> 4];
-      out += hex[b & 15];
-      out += ">";
-    };
-    if (!whole) {
-      byte(c);
-      ++i;
-      continue;
-    }
-    // a C1 control character, U+0080 … U+009F: its two bytes, as a C0 one is shown as its byte
-    bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(bytes[i + 1]) < 0xA0;
-    if (c == ' ') out += "\xe2\x90\xa3";        // U+2423 open box
-    else if (c == '\n') out += "\xe2\x86\xb5";  // U+21B5
-    else if (c == '\t') out += "\xe2\x87\xa5";  // U+21E5
-    else if (c < 0x20 || c == 0x7f) byte(c);
-    else if (c1) byte(c), byte(static_cast<unsigned char>(bytes[i + 1]));
-    else out += bytes.substr(i, n);
-    i += n;
-  }
-  return out.empty() ? std::string("<>") : out;
-}
+std::string Gpt2Tokenizer::label(std::int64_t id) const { return token_label(decode_bytes(id)); }
 
 }  // namespace attn

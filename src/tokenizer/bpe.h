@@ -13,11 +13,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizer.h"
+
 namespace attn {
 
 struct Regex;  // a compiled pre-tokenizer pattern (pattern.h)
+struct TokenizerJsonReader;  // tokenizer_json.cpp
 
-class Gpt2Tokenizer {
+class Gpt2Tokenizer : public Tokenizer {
  public:
   // vocab.json and merges.txt in `folder`, or else its tokenizer.json; missing: UsageError
   // (checkpoint.err.tokenizer_missing).
@@ -32,12 +35,12 @@ class Gpt2Tokenizer {
   static Gpt2Tokenizer from_tokenizer_json(const std::string& json, const std::string& file);
   Gpt2Tokenizer(const std::string& vocab_json, const std::string& merges_txt, const std::string& where);
 
-  std::vector<std::int64_t> encode(const std::string& text) const;
+  std::vector<std::int64_t> encode(const std::string& text) const override;
   // A token as a learner reads it: its bytes as UTF-8, a leading space as "␣", newline "↵", tab "⇥";
-  // bytes that are not whole UTF-8 characters (half of a Chinese character) as <e4>.
-  std::string label(std::int64_t id) const;
-  std::string decode_bytes(std::int64_t id) const;  // the raw bytes of a token
-  std::size_t vocab_size() const { return id_to_token_.size(); }
+  // bytes that are not whole UTF-8 characters (half of a Chinese character) as <e4> (token_label).
+  std::string label(std::int64_t id) const override;
+  std::string decode_bytes(std::int64_t id) const override;  // the raw bytes of a token
+  std::size_t vocab_size() const override { return id_to_token_.size(); }
 
  private:
   std::vector<std::string> bpe(const std::string& piece) const;  // piece already byte-mapped
@@ -51,6 +54,7 @@ class Gpt2Tokenizer {
   std::shared_ptr<const Regex> split_;
   bool add_prefix_space_ = false, ignore_merges_ = false, nfc_ = false;
   Gpt2Tokenizer() = default;
+  friend struct TokenizerJsonReader;
 };
 
 // The pre-tokenizer alone: the pieces GPT-2's pattern cuts `text` into.

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <iterator>
 
+#include "utf8.h"
+
 namespace attn {
 
 namespace {
@@ -38,48 +40,6 @@ int combining_class(char32_t c) {
   if (it == std::begin(kCombiningClass)) return 0;
   --it;
   return c <= it->last ? it->ccc : 0;
-}
-
-// UTF-8 -> code points; false for anything RFC 3629 forbids (overlong forms, surrogates, > U+10FFFF).
-bool decode_utf8(std::string_view s, std::u32string& out) {
-  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};  // smallest code point per length
-  for (std::size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    char32_t cp = n == 1 ? c : c & (0x7F >> n);
-    for (std::size_t k = 1; k < n; ++k) {
-      auto t = static_cast<unsigned char>(s[i + k]);
-      if ((t & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (t & 0x3F);
-    }
-    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    out.push_back(cp);
-    i += n;
-  }
-  return true;
-}
-
-std::string encode_utf8(const std::u32string& cps) {
-  std::string s;
-  for (char32_t c : cps) {
-    if (c < 0x80) {
-      s += static_cast<char>(c);
-    } else if (c < 0x800) {
-      s += static_cast<char>(0xC0 | (c >> 6));
-      s += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      s += static_cast<char>(0xE0 | (c >> 12));
-      s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      s += static_cast<char>(0xF0 | (c >> 18));
-      s += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-  return s;
 }
 
 // Step 1 for one code point, appended to `out`.

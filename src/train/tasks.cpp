@@ -5,7 +5,7 @@
 
 namespace attn::train {
 
-std::vector<std::string> task_names() { return {"induction", "repeat-half", "prev-minus-first", "prev-minus-two-back"}; }
+std::vector<std::string> task_names() { return {"induction", "repeat-half", "prev-minus-first", "prev-minus-two-back", "text"}; }
 
 std::string task_name(Task t) {
   switch (t) {
@@ -13,12 +13,13 @@ std::string task_name(Task t) {
     case Task::RepeatHalf: return "repeat-half";
     case Task::PrevMinusFirst: return "prev-minus-first";
     case Task::PrevMinusTwoBack: return "prev-minus-two-back";
+    case Task::Text: return "text";
   }
   return "";
 }
 
 bool parse_task(const std::string& name, Task& out) {
-  for (Task t : {Task::Induction, Task::RepeatHalf, Task::PrevMinusFirst, Task::PrevMinusTwoBack})
+  for (Task t : {Task::Induction, Task::RepeatHalf, Task::PrevMinusFirst, Task::PrevMinusTwoBack, Task::Text})
     if (task_name(t) == name) {
       out = t;
       return true;
@@ -45,6 +46,7 @@ std::size_t below(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng
 }  // namespace
 
 Batch make_batch(Task task, std::size_t B, std::size_t T, std::size_t V, Rng& rng) {
+  if (task == Task::Text) throw std::invalid_argument("make_batch: the text task draws its windows from the text (text_task.h)");
   if (T < task_min_seq_len(task) || V < task_min_vocab(task, T)) throw std::invalid_argument("make_batch: sizes too small");
   Batch b;
   b.B = B;

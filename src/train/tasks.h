@@ -19,7 +19,9 @@
 
 namespace attn::train {
 
-enum class Task { Induction, RepeatHalf, PrevMinusFirst, PrevMinusTwoBack };
+//   text         windows of a real text, one character a token (text_task.h): the next character
+//                at every position.
+enum class Task { Induction, RepeatHalf, PrevMinusFirst, PrevMinusTwoBack, Text };
 
 std::vector<std::string> task_names();                 // "induction", "repeat-half", "prev-minus-first", "prev-minus-two-back"
 bool parse_task(const std::string& name, Task& out);   // false if unknown

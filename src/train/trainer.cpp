@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "clones.h"
 
@@ -66,7 +67,9 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
   if (c.symmetric_heads) r.clone_gap.push_back(max_head_gap(r.model));
   Rng data_rng(c.seed ^ 0xD1B54A32D192ED03ULL), eval_rng(c.seed ^ 0x8CB92BA72F3D8DD7ULL);
   const std::size_t T = c.model.n_positions, V = c.model.vocab;
-  const Batch eval = make_batch(c.task, c.eval_batch, T, V, eval_rng);
+  const bool text = c.task == Task::Text;
+  if (text && c.text == nullptr) throw std::invalid_argument("train: the text task needs its text");
+  const Batch eval = text ? text_spread(c.text->heldout, c.eval_batch, T) : make_batch(c.task, c.eval_batch, T, V, eval_rng);
   std::vector<std::uint8_t> decay(r.model.layout.total, 0);
   for (const gpt::ParamTensor& t : r.model.layout.tensors)
     if (t.shape.size() == 2)
@@ -77,11 +80,11 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
   std::vector<double> grads;
   r.evals.push_back(evaluate(r.model, eval, 0, eval_acts));
   for (std::size_t step = 0; step < c.steps; ++step) {
-    Batch b = make_batch(c.task, c.batch, T, V, data_rng);
+    Batch b = text ? text_batch(c.text->train, c.batch, T, data_rng) : make_batch(c.task, c.batch, T, V, data_rng);
     gpt::gpt_forward(r.model, b.tokens.data(), b.targets.data(), b.B, b.T, acts);
     r.loss_curve.push_back(acts.loss);
     gpt::gpt_backward(r.model, b.tokens.data(), b.targets.data(), acts, grads);
-    double lr = step < c.warmup ? c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup) : c.lr;
+    double lr = learning_rate(c, step);
     adamw_step(opt, r.model.params, grads, lr, &decay);
     if (c.symmetric_heads) r.clone_gap.push_back(max_head_gap(r.model));
     if (progress) progress(step + 1, c.steps, acts.loss);
@@ -96,6 +99,10 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
       std::copy(w.data.begin(), w.data.end(), r.final_attention.data.begin() + static_cast<std::ptrdiff_t>((l * H + h) * T * T));
     }
   r.pattern_tokens.assign(eval.tokens.begin(), eval.tokens.begin() + static_cast<std::ptrdiff_t>(T));
+  if (text) {  // the whole held-out slice, each character once; no repeat to ablate
+    r.heldout_loss = text_loss(r.model, c.text->heldout, T, c.eval_batch, &r.heldout_targets);
+    return r;
+  }
   // Zero the induction heads and measure the loss on the repeat again.
   const HeadScores& s = r.evals.back().scores;
   const std::size_t from = c.model.n_layer > 1 ? 1 : 0;
@@ -116,6 +123,15 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
   gpt::crossentropy_forward(losses.data(), eval_acts.probs.data(), eval.repeat_targets.data(), eval.B * T, V);
   r.repeat_loss_ablated = masked_mean(losses, eval.repeat_targets);
   return r;
+}
+
+double learning_rate(const TrainConfig& c, std::size_t step) {
+  if (step < c.warmup) return c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup);
+  if (!c.cosine || c.steps <= c.warmup + 1) return c.lr;
+  const double pi = 3.14159265358979323846;
+  const double progress = static_cast<double>(step - c.warmup) / static_cast<double>(c.steps - c.warmup - 1);
+  const double lo = c.lr * c.min_lr_ratio;
+  return lo + 0.5 * (c.lr - lo) * (1.0 + std::cos(pi * progress));
 }
 
 double argmax_accuracy(const double* probs, const int* targets, std::size_t N, std::size_t V) {

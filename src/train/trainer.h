@@ -12,6 +12,7 @@
 #include "gpt.h"
 #include "head_scores.h"
 #include "tasks.h"
+#include "text_task.h"
 
 namespace attn::train {
 
@@ -24,7 +25,14 @@ struct TrainConfig {
   std::size_t eval_every = 50;   // head scores on the evaluation batch every this many steps
   std::size_t eval_batch = 32;   // sequences in the evaluation batch (fixed, drawn once)
   bool symmetric_heads = false;  // every head starts as a copy of head 1 (clones.h); the gap is recorded
+  const TextData* text = nullptr;  // Task::Text: the corpus as ids (text_task.h), owned by the caller
+  // After warmup: a constant rate, or (cosine) a half cosine from lr down to lr · min_lr_ratio at the last step.
+  bool cosine = false;
+  double min_lr_ratio = 0.1;
 };
+
+// The learning rate of step s (from 0): linear warmup to lr over `warmup` steps, then constant or cosine.
+double learning_rate(const TrainConfig& c, std::size_t step);
 
 // The most work one training run may do, in floating-point operations' worth (step_work): about
 // two minutes on a 2-core machine whatever the shape (the default induction run, 4,000 steps:
@@ -70,6 +78,10 @@ struct TrainResult {
   // With symmetric_heads: max_head_gap (clones.h) before the first step and after every step
   // ([steps + 1]); empty otherwise.
   std::vector<double> clone_gap;
+  // Task::Text: the loss per character on the whole held-out slice after training (text_loss), and
+  // the number of characters it was measured on.
+  double heldout_loss = 0.0;
+  std::size_t heldout_targets = 0;
 };
 
 // The share of rows with a target (not -1) whose largest probability is at the target (the first

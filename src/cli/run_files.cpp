@@ -1,0 +1,495 @@
+// The files of one run: what it reads, what it writes, and the writing itself (see commands.h).
+//
+// Every output is declared before any work. Declaring checks it (a folder that exists and takes a
+// new file, not a folder itself, not an input of the run, not another output) and, for a regular
+// file, creates the temporary file it will be written through: mkstemp beside the file the path
+// finally names (a symlink is written through, never replaced), so a name that is already there
+// (a file, a link planted at a predictable name) is never opened. The run writes into the
+// temporary files; commit_outputs() renames them over their targets, one after the other, once
+// every one of them is complete, and only then prints what goes to stdout or a device. Any error
+// before that removes them all (discard_outputs, also on SIGINT/SIGTERM/SIGHUP): a failed run
+// leaves every file as it found it.
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include <fcntl.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "errors.h"
+#include "input_file.h"
+
+namespace attn::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Input {
+  std::string flag, path;
+  bool folder = false;
+};
+
+struct Output {
+  std::string flag, path;
+  std::string target;        // the file the path finally names (links followed)
+  bool deferred = false;     // stdout ("-") or a device/FIFO: written in place at commit
+  std::string tmp;           // the temporary file beside target (regular files)
+  int fd = -1;               // open on tmp until written
+  bool written = false;
+  std::function<void()> write_later;  // deferred outputs: what commit writes
+};
+
+struct SaveFolder {
+  std::string flag, path, target, parent, tmp;
+  std::vector<std::string> made;  // parent folders this run created (mkdir -p), removed again on failure
+  bool replace = false;  // the target exists (empty, or --force)
+  mode_t mode = 0;
+};
+
+std::vector<Input> g_inputs;
+std::vector<Output> g_outputs;
+std::optional<SaveFolder> g_save;
+
+// Temporary names for the signal handler: unlinked on SIGINT/SIGTERM/SIGHUP (a fixed table, so
+// the handler only reads memory and calls unlink/rmdir).
+constexpr int kMaxTemps = 16;
+char g_temp_names[kMaxTemps][4096];
+volatile sig_atomic_t g_temp_count = 0;
+char g_temp_dir[4096];
+
+void remember_temp(const std::string& name) {
+  if (g_temp_count < kMaxTemps && name.size() < sizeof g_temp_names[0]) {
+    std::memcpy(g_temp_names[g_temp_count], name.c_str(), name.size() + 1);
+    g_temp_count = g_temp_count + 1;
+  }
+}
+
+void forget_temps() {
+  g_temp_count = 0;
+  g_temp_dir[0] = '\0';
+}
+
+void remove_tree(const std::string& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+extern "C" void on_fatal_signal(int sig) {
+  for (int i = 0; i < g_temp_count; ++i) ::unlink(g_temp_names[i]);
+  if (g_temp_dir[0] != '\0') {  // the checkpoint's temporary folder: its files, then itself
+    static const char* const names[] = {"config.json", "model.safetensors", "training.json", "tokenizer.json"};
+    char buf[4200];
+    for (const char* n : names) {
+      std::size_t a = std::strlen(g_temp_dir), b = std::strlen(n);
+      if (a + 1 + b < sizeof buf) {
+        std::memcpy(buf, g_temp_dir, a);
+        buf[a] = '/';
+        std::memcpy(buf + a + 1, n, b + 1);
+        ::unlink(buf);
+      }
+    }
+    ::rmdir(g_temp_dir);
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_signal_cleanup() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction sa {};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+[[noreturn]] void cannot_write(const std::string& flag, const std::string& path) {
+  throw UsageError("cli.err.write_open", {{"flag", flag}, {"path", path}});
+}
+[[noreturn]] void write_failed(const std::string& flag, const std::string& path, int e) {
+  throw WriteError("cli.err.write_failed", {{"flag", flag}, {"path", path}, {"reason", io_reason(e)}, {"errno", e}});
+}
+
+bool same_inode(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+fs::path absolute_path(const std::string& p) {
+  std::error_code ec;
+  fs::path a = fs::absolute(p, ec);
+  return ec ? fs::path(p) : a.lexically_normal();
+}
+
+std::string folder_of(const std::string& file) {
+  fs::path parent = fs::path(file).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+// The name a path finally stands for: symbolic links followed one by one (a dangling link gives the
+// name it points at, which the run will create). A loop or a chain of more than 40 is refused.
+std::string final_target(const std::string& flag, const std::string& path) {
+  std::string p = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::vector<char> buf(4096);
+    ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n <= 0) return p;
+    std::string link(buf.data(), static_cast<std::size_t>(n));
+    p = link[0] == '/' ? link : (fs::path(folder_of(p)) / link).string();
+  }
+  cannot_write(flag, path);
+}
+
+// A device, a FIFO, a socket or anything under /dev or /proc (/dev/stdout, /proc/self/fd/1) is
+// written in place: there is nothing to replace, and no folder to put a temporary file in.
+bool written_in_place(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return true;
+  fs::path a = absolute_path(path);
+  auto first = a.begin();
+  if (first != a.end()) ++first;  // past "/"
+  return first != a.end() && (*first == "dev" || *first == "proc");
+}
+
+// An existing file (by inode) or, for a name not yet there, the same absolute path.
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return same_inode(sa, sb);
+  return absolute_path(a) == absolute_path(b);
+}
+
+// Does `folder` hold `file` (one of its entries, by inode)? For an input folder (a checkpoint):
+// an output may add a file to it, never replace one it holds.
+bool folder_holds(const std::string& folder, const std::string& file) {
+  struct stat sf {};
+  if (::stat(file.c_str(), &sf) != 0) return false;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    struct stat se {};
+    if (::stat(e.path().c_str(), &se) == 0 && same_inode(se, sf)) return true;
+  }
+  return false;
+}
+
+// Is `path` inside `folder` (the folder itself or below it)? By absolute names, and by the inode
+// of the path's own folder (a link to the folder).
+bool inside(const std::string& path, const std::string& folder) {
+  fs::path p = absolute_path(path), f = absolute_path(folder);
+  auto [fi, pi] = std::mismatch(f.begin(), f.end(), p.begin(), p.end());
+  if (fi == f.end() || (std::next(fi) == f.end() && fi->empty())) return true;
+  struct stat sp {}, sf {};
+  return ::stat(folder_of(path).c_str(), &sp) == 0 && ::stat(folder.c_str(), &sf) == 0 && same_inode(sp, sf);
+}
+
+// The permissions a file gets: those of the file it replaces, or what a plain open would give.
+void set_mode(int fd, const std::string& target) {
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    ::fchmod(fd, st.st_mode & 07777);
+    if (::geteuid() == 0 && ::fchown(fd, st.st_uid, st.st_gid) != 0) {
+      // keeping the owner is best effort (a filesystem without owners)
+    }
+    return;
+  }
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+}
+
+void check_against_inputs(const std::string& flag, const std::string& path, const std::string& target) {
+  for (const Input& in : g_inputs) {
+    bool clash = in.folder ? folder_holds(in.path, target) : same_file(in.path, target);
+    if (clash) throw UsageError("cli.err.output_is_input", {{"flag", flag}, {"path", path}, {"input_flag", in.flag}, {"input", in.path}});
+  }
+  if (g_save && inside(target, g_save->target))
+    throw UsageError("cli.err.output_in_save", {{"flag", flag}, {"path", path}, {"save_flag", g_save->flag}, {"folder", g_save->path}});
+}
+
+Output* find_output(const std::string& flag, const std::string& path) {
+  for (Output& o : g_outputs)
+    if (o.flag == flag && o.path == path) return &o;
+  return nullptr;
+}
+
+// Into the temporary file (or, deferred, at commit): write(FILE*) returns false if a write failed.
+void write_into(Output& o, const std::function<bool(std::FILE*)>& write) {
+  if (o.written) throw std::logic_error("an output written twice: " + o.flag);
+  o.written = true;
+  std::FILE* f = ::fdopen(o.fd, "wb");
+  if (f == nullptr) {
+    int e = errno;
+    ::close(o.fd);
+    o.fd = -1;
+    write_failed(o.flag, o.path, e);
+  }
+  o.fd = -1;
+  errno = 0;
+  bool ok = write(f);
+  int e = errno;
+  if (std::fflush(f) != 0 || std::ferror(f)) ok = false, e = e != 0 ? e : errno;
+  if (std::fclose(f) != 0) ok = false, e = e != 0 ? e : errno;
+  if (!ok) write_failed(o.flag, o.path, e != 0 ? e : EIO);
+}
+
+void write_in_place(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write) {
+  if (path == "-") {
+    std::fflush(stdout);
+    errno = 0;
+    if (!write(stdout) || std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw WriteError("input.err.stdout_write", {{"reason", io_reason(errno)}, {"errno", errno}});
+    return;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) cannot_write(flag, path);
+  errno = 0;
+  bool ok = write(f);
+  int e = errno;
+  if (std::fflush(f) != 0 || std::ferror(f)) ok = false, e = e != 0 ? e : errno;
+  if (std::fclose(f) != 0) ok = false, e = e != 0 ? e : errno;
+  if (!ok) write_failed(flag, path, e != 0 ? e : EIO);
+}
+
+}  // namespace
+
+void declare_input(const std::string& flag, const std::string& path) {
+  if (path.empty() || path == "-") return;
+  g_inputs.push_back({flag, path, false});
+  for (const Output& o : g_outputs)
+    if (!o.deferred && same_file(path, o.target))
+      throw UsageError("cli.err.output_is_input", {{"flag", o.flag}, {"path", o.path}, {"input_flag", flag}, {"input", path}});
+}
+
+void declare_input_folder(const std::string& flag, const std::string& folder) {
+  g_inputs.push_back({flag, folder, true});
+  for (const Output& o : g_outputs)
+    if (!o.deferred && folder_holds(folder, o.target))
+      throw UsageError("cli.err.output_is_input", {{"flag", o.flag}, {"path", o.path}, {"input_flag", flag}, {"input", folder}});
+}
+
+void declare_output(const std::string& flag, const std::string& path) {
+  if (find_output(flag, path) != nullptr) return;
+  for (const Output& o : g_outputs) require_distinct_outputs(o.flag, o.path, flag, path);
+  Output o;
+  o.flag = flag, o.path = path;
+  if (path == "-" || written_in_place(path)) {
+    o.deferred = true;
+    o.target = path;
+    if (path != "-" && ::access(path.c_str(), W_OK) != 0) cannot_write(flag, path);
+    g_outputs.push_back(std::move(o));
+    return;
+  }
+  o.target = final_target(flag, path);
+  if (fs::path(o.target).filename().empty()) cannot_write(flag, path);
+  check_against_inputs(flag, path, o.target);
+  struct stat st {};
+  if (::stat(o.target.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError("cli.err.output_is_folder", {{"flag", flag}, {"path", path}});
+  const std::string dir = folder_of(o.target);
+  struct stat sd {};
+  if (::stat(dir.c_str(), &sd) != 0 || !S_ISDIR(sd.st_mode))
+    throw UsageError("cli.err.output_no_folder", {{"flag", flag}, {"path", path}, {"folder", dir}});
+  // The temporary file, created now and exclusively: the proof that the folder takes a new file,
+  // before any work; a name already there is never opened.
+  std::string tmp = (fs::path(dir) / ("." + fs::path(o.target).filename().string() + ".attnlab-XXXXXX")).string();
+  std::vector<char> name(tmp.begin(), tmp.end());
+  name.push_back('\0');
+  install_signal_cleanup();
+  o.fd = ::mkstemp(name.data());
+  if (o.fd < 0) cannot_write(flag, path);
+  o.tmp = name.data();
+  remember_temp(o.tmp);
+  set_mode(o.fd, o.target);
+  g_outputs.push_back(std::move(o));
+}
+
+void declare_save_folder(const std::string& flag, const std::string& path, bool force) {
+  SaveFolder s;
+  s.flag = flag, s.path = path;
+  s.target = final_target(flag, path);
+  while (s.target.size() > 1 && s.target.back() == '/') s.target.pop_back();
+  struct stat st {};
+  if (::stat(s.target.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw UsageError("train.err.save_not_folder", {{"flag", flag}, {"path", path}});
+    std::error_code ec;
+    bool empty = fs::is_empty(s.target, ec);
+    if (!ec && !empty && !force) throw UsageError("train.err.save_not_empty", {{"flag", flag}, {"path", path}});
+    s.replace = true;
+    s.mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    s.mode = 0777 & ~mask;
+  }
+  s.parent = folder_of(s.target);
+  // missing parent folders are made now, as mkdir -p would (and removed again if the run fails)
+  for (fs::path p = s.parent; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    struct stat sp {};
+    if (::stat(p.c_str(), &sp) == 0) break;
+    s.made.insert(s.made.begin(), p.string());
+  }
+  for (const std::string& dir : s.made)
+    if (::mkdir(dir.c_str(), 0777) != 0) {
+      for (auto it = s.made.rbegin(); it != s.made.rend(); ++it) ::rmdir(it->c_str());
+      throw UsageError("cli.err.output_no_folder", {{"flag", flag}, {"path", path}, {"folder", s.parent}});
+    }
+  struct stat sp {};
+  if (::stat(s.parent.c_str(), &sp) != 0 || !S_ISDIR(sp.st_mode))
+    throw UsageError("cli.err.output_no_folder", {{"flag", flag}, {"path", path}, {"folder", s.parent}});
+  for (const Input& in : g_inputs)
+    if (in.folder ? same_file(in.path, s.target) : inside(in.path, s.target))
+      throw UsageError("cli.err.output_is_input", {{"flag", flag}, {"path", path}, {"input_flag", in.flag}, {"input", in.path}});
+  for (const Output& o : g_outputs)
+    if (!o.deferred && inside(o.target, s.target))
+      throw UsageError("cli.err.output_in_save", {{"flag", o.flag}, {"path", o.path}, {"save_flag", flag}, {"folder", path}});
+  std::string tmp = (fs::path(s.parent) / ("." + fs::path(s.target).filename().string() + ".attnlab-XXXXXX")).string();
+  std::vector<char> name(tmp.begin(), tmp.end());
+  name.push_back('\0');
+  install_signal_cleanup();
+  if (::mkdtemp(name.data()) == nullptr) {
+    for (auto it = s.made.rbegin(); it != s.made.rend(); ++it) ::rmdir(it->c_str());
+    cannot_write(flag, path);
+  }
+  s.tmp = name.data();
+  if (s.tmp.size() < sizeof g_temp_dir) std::memcpy(g_temp_dir, s.tmp.c_str(), s.tmp.size() + 1);
+  g_save = std::move(s);
+}
+
+void write_save_file(const std::string& name, const std::string& bytes) {
+  if (!g_save) throw std::logic_error("write_save_file without declare_save_folder");
+  const std::string file = g_save->tmp + "/" + name;
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) write_failed(g_save->flag, g_save->path, errno);
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = n < 0 ? errno : EIO;
+      ::close(fd);
+      write_failed(g_save->flag, g_save->path, e);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) write_failed(g_save->flag, g_save->path, errno);
+}
+
+void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write) {
+  Output* o = find_output(flag, path);
+  if (o == nullptr) {  // not declared: checked now (every command declares its outputs first)
+    declare_output(flag, path);
+    o = find_output(flag, path);
+  }
+  if (o->deferred) {
+    o->write_later = [flag, path, write] { write_in_place(flag, path, write); };
+    return;
+  }
+  write_into(*o, write);
+}
+
+void write_output(const std::string& flag, const std::string& path, const std::string& text) {
+  Output* o = find_output(flag, path);
+  if (o == nullptr) {
+    declare_output(flag, path);
+    o = find_output(flag, path);
+  }
+  auto put = [](const std::string& s) {
+    return [s](std::FILE* f) { return std::fwrite(s.data(), 1, s.size(), f) == s.size(); };
+  };
+  if (o->deferred) {
+    o->write_later = [flag, path, write = put(text)] { write_in_place(flag, path, write); };
+    return;
+  }
+  write_into(*o, put(text));
+}
+
+void write_page(const std::string& flag, const std::string& path, const std::string& page) { write_output(flag, path, page); }
+
+void commit_outputs() {
+  // every file first (all complete by now), then the checkpoint folder, then stdout and devices
+  for (Output& o : g_outputs) {
+    if (o.deferred) continue;
+    if (!o.written) throw std::logic_error("an output declared but never written: " + o.flag);
+    if (std::rename(o.tmp.c_str(), o.target.c_str()) != 0) {
+      int e = errno;
+      discard_outputs();
+      write_failed(o.flag, o.path, e);
+    }
+    o.tmp.clear();
+  }
+  if (g_save) {
+    SaveFolder& s = *g_save;
+    ::chmod(s.tmp.c_str(), s.mode);
+    std::error_code ec;
+    bool empty = !s.replace || fs::is_empty(s.target, ec);
+    int rc = 0;
+    std::string old;
+    if (empty) {
+      rc = std::rename(s.tmp.c_str(), s.target.c_str());  // over an empty folder, or a new name
+    } else {
+      // --force over a checkpoint: swap the two folders in one step, then remove the old one
+      rc = ::renameat2(AT_FDCWD, s.tmp.c_str(), AT_FDCWD, s.target.c_str(), RENAME_EXCHANGE);
+      if (rc == 0) old = s.tmp;
+    }
+    if (rc != 0) {
+      int e = errno;
+      discard_outputs();
+      write_failed(s.flag, s.path, e);
+    }
+    if (!old.empty()) remove_tree(old);
+    g_save.reset();
+  }
+  forget_temps();
+  std::vector<Output> outs = std::move(g_outputs);
+  g_outputs.clear();
+  g_inputs.clear();
+  for (Output& o : outs)
+    if (o.deferred && o.write_later) o.write_later();
+}
+
+void discard_outputs() {
+  for (Output& o : g_outputs) {
+    if (o.fd >= 0) ::close(o.fd);
+    if (!o.tmp.empty()) ::unlink(o.tmp.c_str());
+  }
+  g_outputs.clear();
+  if (g_save) {
+    remove_tree(g_save->tmp);
+    for (auto it = g_save->made.rbegin(); it != g_save->made.rend(); ++it) ::rmdir(it->c_str());
+  }
+  g_save.reset();
+  g_inputs.clear();
+  forget_temps();
+}
+
+void require_distinct_outputs(const std::string& a_flag, const std::string& a, const std::string& b_flag, const std::string& b) {
+  if (a == "-" && b == "-") throw UsageError("cli.err.both_stdout", {{"a_flag", a_flag}, {"b_flag", b_flag}});
+  if (a == "-" || b == "-") {
+    // "-" and a name for stdout itself (/dev/stdout, /proc/self/fd/1, the terminal's own device):
+    // the same file as standard output, unless that is /dev/null
+    const std::string& path = a == "-" ? b : a;
+    struct stat so {}, sp {};
+    if (::fstat(STDOUT_FILENO, &so) == 0 && ::stat(path.c_str(), &sp) == 0 && same_inode(so, sp) &&
+        !(S_ISCHR(sp.st_mode) && path == "/dev/null"))
+      throw UsageError("cli.err.both_stdout", {{"a_flag", a_flag}, {"b_flag", b_flag}});
+    return;
+  }
+  // One file: the same words, the same path once made absolute ("./x" and "/cwd/x"), or, when both
+  // exist, the same device and inode (a link). /dev/null twice throws both away, which is harmless.
+  struct stat sa {};
+  bool a_exists = ::stat(a.c_str(), &sa) == 0;
+  bool same = a == b || same_file(a, b) || (final_target(a_flag, a) == final_target(b_flag, b));
+  if (same && a_exists && S_ISCHR(sa.st_mode) && a == "/dev/null") return;
+  if (same) throw UsageError("cli.err.same_output", {{"a_flag", a_flag}, {"b_flag", b_flag}, {"path", a}});
+}
+
+}  // namespace attn::cli

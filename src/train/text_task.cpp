@@ -1,0 +1,89 @@
+#include "text_task.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attn::train {
+
+namespace {
+void put_window(Batch& b, std::size_t s, const std::vector<int>& ids, std::size_t at) {
+  const std::size_t T = b.T;
+  for (std::size_t t = 0; t < T; ++t) {
+    b.tokens[s * T + t] = ids[at + t];
+    b.targets[s * T + t] = ids[at + t + 1];
+  }
+}
+
+Batch empty_batch(std::size_t B, std::size_t T) {
+  Batch b;
+  b.B = B, b.T = T;
+  b.tokens.assign(B * T, 0);
+  b.targets.assign(B * T, -1);
+  b.repeat_targets.assign(B * T, -1);
+  return b;
+}
+}  // namespace
+
+Batch text_batch(const std::vector<int>& ids, std::size_t B, std::size_t T, Rng& rng) {
+  if (ids.size() < T + 1) throw std::invalid_argument("text_batch: text shorter than a window");
+  Batch b = empty_batch(B, T);
+  const std::size_t starts = ids.size() - T;  // window starts 0 … ids.size() − T − 1
+  for (std::size_t s = 0; s < B; ++s) put_window(b, s, ids, static_cast<std::size_t>(rng.next_u64() % starts));
+  return b;
+}
+
+Batch text_spread(const std::vector<int>& ids, std::size_t B, std::size_t T) {
+  if (ids.size() < T + 1) throw std::invalid_argument("text_spread: text shorter than a window");
+  Batch b = empty_batch(B, T);
+  const std::size_t last = ids.size() - T - 1;
+  for (std::size_t s = 0; s < B; ++s) put_window(b, s, ids, B > 1 ? last * s / (B - 1) : 0);
+  return b;
+}
+
+double text_loss(const gpt::Gpt& m, const std::vector<int>& ids, std::size_t T, std::size_t batch, std::size_t* targets) {
+  const std::size_t windows = ids.size() > T ? (ids.size() - 1) / T : 0;  // window w: ids[w·T … w·T + T]
+  double sum = 0.0;
+  std::size_t counted = 0;
+  gpt::GptActs acts;
+  for (std::size_t w0 = 0; w0 < windows; w0 += batch) {
+    const std::size_t B = std::min(batch, windows - w0);
+    Batch b = empty_batch(B, T);
+    for (std::size_t s = 0; s < B; ++s) put_window(b, s, ids, (w0 + s) * T);
+    gpt::gpt_forward(m, b.tokens.data(), b.targets.data(), B, T, acts);
+    sum += acts.loss * static_cast<double>(B * T);  // acts.loss: the mean over the B·T targets
+    counted += B * T;
+  }
+  if (targets != nullptr) *targets = counted;
+  return counted ? sum / static_cast<double>(counted) : 0.0;
+}
+
+NgramLoss ngram_loss(const std::vector<int>& train, const std::vector<int>& heldout, std::size_t V) {
+  std::vector<double> uni(V, 0.0), first(V, 0.0), followers(V, 0.0);
+  std::vector<double> pair(V * V, 0.0);  // c(a, b) at a·V + b
+  for (int id : train) uni[static_cast<std::size_t>(id)] += 1;
+  for (std::size_t i = 0; i + 1 < train.size(); ++i) {
+    const auto a = static_cast<std::size_t>(train[i]), b = static_cast<std::size_t>(train[i + 1]);
+    if (pair[a * V + b] == 0) followers[a] += 1;
+    pair[a * V + b] += 1;
+    first[a] += 1;  // c(a) as a first element of a pair
+  }
+  const double N = static_cast<double>(train.size());
+  auto p_uni = [&](std::size_t b) { return (uni[b] + 1) / (N + static_cast<double>(V)); };
+  NgramLoss out;
+  if (heldout.empty()) return out;
+  for (std::size_t i = 0; i < heldout.size(); ++i) {
+    const auto b = static_cast<std::size_t>(heldout[i]);
+    out.unigram -= std::log(p_uni(b));
+    double p = p_uni(b);
+    if (i > 0) {
+      const auto a = static_cast<std::size_t>(heldout[i - 1]);
+      if (first[a] > 0) p = (pair[a * V + b] + followers[a] * p_uni(b)) / (first[a] + followers[a]);
+    }
+    out.bigram -= std::log(p);
+  }
+  out.unigram /= static_cast<double>(heldout.size());
+  out.bigram /= static_cast<double>(heldout.size());
+  return out;
+}
+
+}  // namespace attn::train

@@ -1,0 +1,42 @@
+#pragma once
+// Next-character prediction on a real text (`attnlab train --task text`): the text arrives here as
+// ids already (its tokenizer is src/tokenizer/char_vocab.h); this file draws the windows, measures
+// held-out loss and the n-gram baselines a trained model must beat.
+//
+//   ids      the corpus as character ids, in order
+//   window   T + 1 consecutive ids: tokens are the first T, targets the next T (loss on every position)
+#include <cstddef>
+#include <vector>
+
+#include "gpt.h"
+#include "random.h"
+#include "tasks.h"
+
+namespace attn::train {
+
+struct TextData {
+  std::vector<int> train;    // the first 95% of the text: the only part training sees
+  std::vector<int> heldout;  // the last 5%: evaluation only
+  std::size_t vocab = 0;
+};
+
+// B windows at positions drawn uniformly from [0, ids.size() − T − 1] (rng: one draw per window).
+Batch text_batch(const std::vector<int>& ids, std::size_t B, std::size_t T, Rng& rng);
+// B windows spread evenly over ids (the fixed evaluation batch; no randomness).
+Batch text_spread(const std::vector<int>& ids, std::size_t B, std::size_t T);
+// The mean cross-entropy per character (nats) over every whole window of T + 1 ids, the windows
+// tiling ids with one id of overlap (each target predicted once); batches of `batch` windows.
+// Also the number of targets counted.
+double text_loss(const gpt::Gpt& m, const std::vector<int>& ids, std::size_t T, std::size_t batch, std::size_t* targets);
+
+// Character n-gram models of the training ids, scored on the held-out ids (nats per character):
+//   unigram  add-one: (c(b) + 1) / (N + V)
+//   bigram   Witten-Bell interpolation with that unigram:
+//            P(b | a) = (c(a, b) + n(a) · P_uni(b)) / (c(a) + n(a)),  n(a) = distinct followers of a
+// The first held-out character is scored by the unigram alone.
+struct NgramLoss {
+  double unigram = 0.0, bigram = 0.0;
+};
+NgramLoss ngram_loss(const std::vector<int>& train, const std::vector<int>& heldout, std::size_t V);
+
+}  // namespace attn::train

@@ -3,6 +3,9 @@
 //   cmake --build build --target attnlab_train_bench
 //   build/attnlab_train_bench [steps] [seed] [threads] [mlp]     the default run (4,000 steps, seed 42)
 //   build/attnlab_train_bench scale [threads]                    ms a step at B, T, C around the default
+//   build/attnlab_train_bench step L H C T B V [threads] [steps] [warmup]
+//       one training step (forward + backward + AdamW, the MLP on) of that shape on a fixed random
+//       batch: prints each timed step's wall ms and the median; bench/train_step_vs_torch.sh reads it
 // Timings are for a quiet machine; on a shared one the CPU time (all threads) says more than the wall.
 #include <algorithm>
 #include <chrono>
@@ -13,7 +16,12 @@
 #include <ctime>
 #include <string>
 
+#include <vector>
+
+#include "adamw.h"
+#include "gpt.h"
 #include "parallel.h"
+#include "random.h"
 #include "trainer.h"
 
 namespace {
@@ -46,10 +54,71 @@ int scale(int argc, char** argv) {
   return 0;
 }
 
+// One training step as attn::train::train takes it (gpt_forward, gpt_backward, adamw_step with
+// betas 0.9/0.98, weight decay 0.01 on the matrices only), timed step by step on one fixed batch
+// of random tokens (targets: the next token), so that drawing the batch is not timed.
+int step(int argc, char** argv) {
+  if (argc < 8) {
+    std::fprintf(stderr, "usage: attnlab_train_bench step L H C T B V [threads] [steps] [warmup]\n");
+    return 2;
+  }
+  auto arg = [&](int i) { return static_cast<std::size_t>(std::strtoul(argv[i], nullptr, 10)); };
+  const std::size_t L = arg(2), H = arg(3), C = arg(4), T = arg(5), B = arg(6), V = arg(7);
+  if (argc > 8) attn::set_threads(arg(8));
+  const std::size_t steps = argc > 9 ? arg(9) : 20, warmup = argc > 10 ? arg(10) : 3;
+  if (!L || !H || !C || !T || !B || V < 2 || C % H || !steps) {
+    std::fprintf(stderr, "attnlab_train_bench step: L, H, C, T, B ≥ 1, V ≥ 2, H divides C, steps ≥ 1\n");
+    return 2;
+  }
+  attn::gpt::GptConfig cfg{V, T, C, L, H, true};
+  attn::gpt::Gpt m = attn::gpt::make_gpt(cfg, 42);
+  std::vector<std::uint8_t> decay(m.layout.total, 0);
+  for (const attn::gpt::ParamTensor& t : m.layout.tensors)
+    if (t.shape.size() == 2)
+      for (std::size_t i = 0; i < t.size; ++i) decay[t.offset + i] = 1;
+  attn::Rng rng(7);
+  std::vector<int> seq(B * (T + 1)), tokens(B * T), targets(B * T);
+  for (int& id : seq) id = static_cast<int>(rng.next_u64() % V);
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t t = 0; t < T; ++t) {
+      tokens[b * T + t] = seq[b * (T + 1) + t];
+      targets[b * T + t] = seq[b * (T + 1) + t + 1];
+    }
+  attn::AdamW opt;
+  opt.beta1 = 0.9, opt.beta2 = 0.98, opt.weight_decay = 0.01;
+  attn::gpt::GptActs acts;
+  std::vector<double> grads, ms;
+  double first_loss = 0, last_loss = 0;
+  for (std::size_t s = 0; s < warmup + steps; ++s) {
+    auto t0 = std::chrono::steady_clock::now();
+    attn::gpt::gpt_forward(m, tokens.data(), targets.data(), B, T, acts);
+    attn::gpt::gpt_backward(m, tokens.data(), targets.data(), acts, grads);
+    attn::adamw_step(opt, m.params, grads, 1e-3, &decay);
+    const double w = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (s == 0) first_loss = acts.loss;
+    last_loss = acts.loss;
+    if (s >= warmup) ms.push_back(w);
+  }
+  std::printf("steps_ms");
+  for (double w : ms) std::printf(" %.3f", w);
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  attn::train::TrainConfig tc;
+  tc.model = cfg, tc.batch = B;
+  std::printf("\nattnlab f64  L %zu H %zu C %zu T %zu B %zu V %zu  threads %zu  params %zu  %.2f GFLOP/step  "
+              "ms/step median %.1f min %.1f max %.1f  loss %.4f -> %.4f\n",
+              L, H, C, T, B, V, attn::thread_count(), m.layout.total, attn::train::step_flops(tc) / 1e9, median,
+              sorted.front(), sorted.back(), first_loss, last_loss);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "scale") == 0) return scale(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "step") == 0) return step(argc, argv);
   attn::train::TrainConfig c;
   c.model = {32, 32, 64, 2, 4, false};
   c.steps = 4000;  // `attnlab train`'s default

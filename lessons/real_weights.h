@@ -25,6 +25,8 @@ struct RealInput {
 
   // A token as shown (generated tokens too): the tokenizer's piece, or "#id".
   std::string label(std::int64_t id) const { return tokenizer ? tokenizer->label(id) : "#" + std::to_string(id); }
+  // A token's bytes as the text holds them ("" without a tokenizer).
+  std::string text_of(std::int64_t id) const { return tokenizer ? tokenizer->decode_bytes(id) : ""; }
 
   const ModelConfig& config() const { return llama ? llama->config() : model->config(); }
   // The most tokens the model takes (GPT-2's learned positions, a Llama's max_position_embeddings

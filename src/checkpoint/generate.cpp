@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "random.h"
+
 #include "layernorm.h"
 #include "rope_half.h"
 
@@ -122,25 +124,48 @@ struct Family {
   }
 };
 
-// The argmax of row r of logits (lowest id on a tie), its logit and softmax probability.
-GenerateStep choose(const Tensor& logits, std::size_t r) {
+// The token for row r of logits (greedy or sampled, see Sampling), its logit and its softmax
+// probability under the model.
+GenerateStep choose(const Tensor& logits, std::size_t r, const Sampling& sampling, Rng& rng) {
   std::size_t V = logits.dim(1), best = 0;
   for (std::size_t j = 1; j < V; ++j)
     if (logits(r, j) > logits(r, best)) best = j;
-  double max = logits(r, best), sum = 0;
+  const double max = logits(r, best);
+  double sum = 0;
   for (std::size_t j = 0; j < V; ++j) sum += std::exp(logits(r, j) - max);
+  std::size_t chosen = best;
+  if (sampling.temperature > 0) {
+    std::vector<std::size_t> order(V);
+    for (std::size_t j = 0; j < V; ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return logits(r, a) > logits(r, b); });
+    const std::size_t k = sampling.top_k == 0 ? V : std::min(sampling.top_k, V);
+    std::vector<double> p(k);
+    double z = 0;
+    for (std::size_t i = 0; i < k; ++i) z += p[i] = std::exp((logits(r, order[i]) - max) / sampling.temperature);
+    const double u = rng.uniform() * z;
+    double run = 0;
+    chosen = order[k - 1];
+    for (std::size_t i = 0; i < k; ++i) {
+      run += p[i];
+      if (run > u) {
+        chosen = order[i];
+        break;
+      }
+    }
+  }
   GenerateStep s;
-  s.id = static_cast<std::int64_t>(best);
-  s.logit = max;
-  s.prob = 1.0 / sum;  // exp(max − max) / Σ exp(x_j − max)
+  s.id = static_cast<std::int64_t>(chosen);
+  s.logit = logits(r, chosen);
+  s.prob = std::exp(s.logit - max) / sum;
   return s;
 }
 
 }  // namespace
 
 GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
-                            std::size_t n, double keep_layer_bytes) {
+                            std::size_t n, double keep_layer_bytes, const Sampling& sampling) {
   GenerateRun run;
+  Rng rng(sampling.seed);
   run.ids = prompt;
   std::size_t V = gpt2 != nullptr ? gpt2->config().vocab : llama->config().vocab;
   run.logits = Tensor({n, V});
@@ -150,7 +175,7 @@ GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, cons
     Tensor logits = family.extend(feed, run.cache);  // (rows fed, V)
     std::size_t last = logits.dim(0) - 1;
     for (std::size_t j = 0; j < V; ++j) run.logits(s, j) = logits(last, j);
-    GenerateStep step = choose(logits, last);
+    GenerateStep step = choose(logits, last, sampling, rng);
     step.cache_tokens = run.cache.tokens();
     run.steps.push_back(step);
     run.ids.push_back(step.id);

@@ -35,9 +35,20 @@ Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids,
 Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,
                     const std::vector<LlamaLayerWeights>* layers = nullptr);
 
+// How the next token is chosen from a row of logits:
+//   temperature 0   greedy: the argmax (lowest id on a tie)
+//   temperature T   sampled: the top_k largest logits (0: all; ties at the cut keep the lower ids),
+//                   p_j ∝ exp((logit_j − max) / T), one uniform draw u from Rng(seed) per token, the
+//                   first id (in descending-logit order) whose running sum of p exceeds u
+struct Sampling {
+  double temperature = 0.0;
+  std::size_t top_k = 0;
+  std::uint64_t seed = 42;
+};
+
 struct GenerateStep {
-  std::int64_t id = 0;          // the token chosen: argmax of the logits (lowest id on a tie)
-  double logit = 0, prob = 0;   // its logit and its softmax probability
+  std::int64_t id = 0;          // the token chosen (see Sampling)
+  double logit = 0, prob = 0;   // its logit and its softmax probability under the model (T = 1, all tokens)
   std::size_t cache_tokens = 0; // rows in each layer's cache when it was chosen
 };
 
@@ -56,7 +67,7 @@ constexpr double kKeptLayerBytes = 2.0 * (1u << 30);
 // N greedy steps after `prompt`, for whichever family `gpt2` / `llama` is (exactly one non-null).
 // keep_layer_bytes: the budget above (tests pass 0 to read the layers at every step).
 GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
-                            std::size_t n, double keep_layer_bytes = kKeptLayerBytes);
+                            std::size_t n, double keep_layer_bytes = kKeptLayerBytes, const Sampling& sampling = {});
 // The full forward's logits over all of run.ids but the last, rows T0 − 1 …: (N, V), and the
 // largest |difference| from the cached ones.
 double cached_vs_full(const Gpt2Model* gpt2, const LlamaModel* llama, const GenerateRun& run, std::size_t prompt_len,

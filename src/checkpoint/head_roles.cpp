@@ -49,4 +49,19 @@ std::vector<HeadRef> top_heads(const Tensor& scores, std::size_t k) {
   return all;
 }
 
+double even_share(std::size_t T, std::size_t from) {
+  double s = 0;
+  for (std::size_t i = from; i < T; ++i) s += 1.0 / static_cast<double>(i + 1);
+  return T > from ? s / static_cast<double>(T - from) : 0.0;
+}
+
+double role_threshold(double even) { return std::max(kRoleShare, kRoleOverEven * even); }
+
+std::vector<HeadRef> heads_with_role(const Tensor& scores, double threshold) {
+  std::vector<HeadRef> all = top_heads(scores, scores.numel()), out;
+  for (const HeadRef& h : all)
+    if (h.score >= threshold) out.push_back(h);
+  return out;
+}
+
 }  // namespace attn

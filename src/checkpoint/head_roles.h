@@ -31,4 +31,15 @@ struct HeadRef {
 };
 std::vector<HeadRef> top_heads(const Tensor& scores, std::size_t k);
 
+// What a role's score would be for a head that spreads its attention evenly over what it may see:
+// the mean of 1/(i+1) over the queries i = from … T − 1 (from = 1 for the positional roles on T
+// tokens; from = T0 for induction on the doubled text of length T = 2·T0).
+double even_share(std::size_t T, std::size_t from);
+// A head is named for a role when the role takes at least kRoleShare of its attention and at least
+// kRoleOverEven times an even spread's share (so a short text cannot name a head by chance).
+constexpr double kRoleShare = 0.3, kRoleOverEven = 3.0;
+double role_threshold(double even);
+// Every head whose score reaches the threshold, largest first (as top_heads orders them).
+std::vector<HeadRef> heads_with_role(const Tensor& scores, double threshold);
+
 }  // namespace attn

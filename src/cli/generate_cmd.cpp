@@ -28,6 +28,9 @@ struct GenerateOptions {
   std::optional<std::string> text, token_ids;
   std::int64_t tokens = 10;
   bool json = false;
+  double temperature = 0.0;  // --temperature: 0 is greedy
+  std::int64_t top_k = 0;    // --top-k: 0 keeps every token
+  std::int64_t seed = 42;    // --seed: the sampling draws
 };
 
 // What the report shows, computed before anything is printed.
@@ -35,6 +38,7 @@ struct GenerateReport {
   RealInput in;
   GenerateRun run;
   std::size_t prompt_len = 0;
+  Sampling sampling;
   double max_diff = 0;           // cached logits against the full forward
   DType dtype = DType::F32;      // the checkpoint's: its K projection's
   u64 per_token_layer = 0;       // cache numbers one token adds to one layer: 2·G·Dh
@@ -49,24 +53,54 @@ DType cache_dtype(const Checkpoint& ck) {
 }
 
 GenerateReport compute(const GenerateOptions& o) {
+  if (!std::isfinite(o.temperature) || o.temperature < 0 || o.temperature > 100)
+    throw UsageError("checkpoint.err.temperature", {{"flag", "--temperature"}, {"value", fmt::format("{}", o.temperature)}});
+  if (o.top_k < 0) throw UsageError("cli.err.negative", {{"flag", "--top-k"}, {"value", o.top_k}});
+  if (o.seed < 0) throw UsageError("cli.err.seed", {{"flag", "--seed"}, {"value", o.seed}});
+  if (o.temperature == 0 && o.top_k > 0) throw UsageError("checkpoint.err.top_k_greedy", {{"flag", "--top-k"}});
   if (o.tokens < 1 || o.tokens > kMaxGenerate)
     throw UsageError("checkpoint.err.generate_tokens", {{"flag", "--tokens"}, {"value", o.tokens}, {"max", kMaxGenerate}});
   GenerateReport r;
   r.in = load_real_input(o.weights, o.text, o.token_ids, kMaxPrompt);
   r.prompt_len = r.in.ids.size();
+  r.sampling = Sampling{o.temperature, static_cast<std::size_t>(o.top_k), static_cast<std::uint64_t>(o.seed)};
   auto n = static_cast<std::size_t>(o.tokens);
   std::uint64_t max = r.in.max_positions();
   if (max != 0 && r.prompt_len + n - 1 > max)  // the last token is never fed
     throw UsageError("checkpoint.err.generate_positions", {{"flag", "--tokens"}, {"n", n}, {"prompt", r.prompt_len}, {"max", max}});
   const Gpt2Model* gpt2 = r.in.model.get();
   const LlamaModel* llama = r.in.llama.get();
-  r.run = generate_greedy(gpt2, llama, r.in.ids, n);
+  r.run = generate_greedy(gpt2, llama, r.in.ids, n, kKeptLayerBytes,
+                          Sampling{o.temperature, static_cast<std::size_t>(o.top_k), static_cast<std::uint64_t>(o.seed)});
   r.max_diff = cached_vs_full(gpt2, llama, r.run, r.prompt_len);
   const ModelConfig& m = r.in.config();
   r.dtype = cache_dtype(llama ? llama->checkpoint() : gpt2->checkpoint());
   r.per_token_layer = 2 * m.n_g * m.d_h;
   r.bridge_bytes = kv_usage(m, r.run.cache.tokens(), 1, parse_dtype("bf16", "--dtype"), 1).total_bytes;
   return r;
+}
+
+// Text to print: UTF-8 kept, a newline kept; any other control character, and bytes that are not
+// UTF-8, shown as U+FFFD (a token's bytes may hold an escape sequence).
+std::string readable(const std::string& s) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (ok && n == 1 && ((c < 0x20 && c != '\n') || c == 0x7F)) ok = false;
+    if (ok && n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) ok = false;  // C1 controls
+    if (!ok) {
+      out += "\uFFFD";
+      i += std::max<std::size_t>(1, n == 0 ? 1 : 1);
+      continue;
+    }
+    out.append(s, i, n);
+    i += n;
+  }
+  return out;
 }
 
 u64 layer_numbers(const KvCache& c, std::size_t i) { return c.K[i].numel() + c.V[i].numel(); }
@@ -117,7 +151,22 @@ std::string render_text(const GenerateReport& r, const Text& t) {
                                                     {"kv_heads", m.n_g}, {"d_head", m.d_h}, {"dtype", dtype_name(r.dtype)}}) + "\n";
   out += t("checkpoint.generate.prompt", {{"n", r.prompt_len}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n\n";
   out += t("checkpoint.generate.how", {{"prompt", r.prompt_len}}) + "\n\n" + step_table(r, t) + "\n";
-  out += t("checkpoint.generate.generated", {{"tokens", fmt::format("{}", fmt::join(generated, " "))}}) + "\n\n";
+  out += t("checkpoint.generate.generated", {{"tokens", fmt::format("{}", fmt::join(generated, " "))}}) + "\n";
+  out += t("checkpoint.generate.mode", {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed}}) + "\n";
+  if (r.in.from_text) {  // the prompt and its continuation as one text, as a reader sees it
+    std::string text;
+    for (std::int64_t id : r.run.ids) text += r.in.text_of(id);
+    text = readable(text);
+    out += t("checkpoint.generate.as_text") + "\n";
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      std::size_t nl = text.find('\n', at);
+      out += "  │ " + text.substr(at, nl == std::string::npos ? std::string::npos : nl - at) + "\n";
+      if (nl == std::string::npos) break;
+      at = nl + 1;
+    }
+  }
+  out += "\n";
   out += t("checkpoint.generate.per_token", {{"kv_heads", m.n_g}, {"d_head", m.d_h}, {"per_layer", r.per_token_layer}, {"layers", m.l},
                                              {"per_token", r.per_token_layer * m.l}, {"dtype", dtype_name(r.dtype)},
                                              {"bytes", r.per_token_layer * m.l * dtype_size(r.dtype)},
@@ -151,6 +200,12 @@ std::string render_json(const GenerateReport& r) {
                      {"cache_bytes", per_layer * size * m.l}, {"cache_bytes_bf16", per_layer * 2 * m.l}});
   }
   j["steps"] = steps;
+  j["sampling"] = {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed}};
+  if (r.in.from_text) {
+    std::string text;
+    for (std::int64_t id : r.run.ids) text += r.in.text_of(id);
+    j["text"] = readable(text);
+  }
   j["token_ids"] = r.run.ids;
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < r.run.cache.K.size(); ++i) {
@@ -183,6 +238,9 @@ void setup_generate(CLI::App& root) {
   sub->add_option("--token-ids", opt->token_ids, t("cli.opt.token_ids"));
   sub->add_option("--tokens", opt->tokens, t("checkpoint.generate.opt.tokens"));
   sub->add_flag("--json", opt->json, t("checkpoint.generate.opt.json"));
+  sub->add_option("--temperature", opt->temperature, t("checkpoint.generate.opt.temperature"));
+  sub->add_option("--top-k", opt->top_k, t("checkpoint.generate.opt.top_k"));
+  sub->add_option("--seed", opt->seed, t("checkpoint.generate.opt.seed"));
   add_lang_option(sub);
   sub->callback([opt] { run_generate(*opt); });
 }

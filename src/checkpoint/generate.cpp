@@ -27,7 +27,7 @@ Tensor append_tokens(const Tensor& cache, const Tensor& rows) {
   return out;
 }
 
-Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V, std::size_t t0) {
+Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V, std::size_t t0, const ActivationSite* at) {
   std::size_t H = Q_heads.dim(0), n = Q_heads.dim(1), Dh = Q_heads.dim(2), t = K.dim(1);
   if (t != t0 + n) throw std::invalid_argument("cached_attention: the cache must end with the new rows");
   Tensor K_exp = repeat_kv(K, H), V_exp = repeat_kv(V, H);              // (H, t, Dh)
@@ -35,6 +35,7 @@ Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V,
   for (std::size_t h = 0; h < H; ++h)
     for (std::size_t r = 0; r < n; ++r)
       for (std::size_t j = t0 + r + 1; j < t; ++j) scores(h, r, j) = -std::numeric_limits<double>::infinity();
+  if (at != nullptr) require_finite_activation(scores, *at, "scores", FiniteRule::Causal);
   return bmm(softmax_rows(scores), V_exp);  // (H, n, Dh)
 }
 
@@ -44,21 +45,36 @@ Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids,
   std::size_t t0 = cache.tokens(), H = m.n_h;
   cache.K.resize(m.l);
   cache.V.resize(m.l);
-  Tensor x = model.embed(ids, t0);  // (n, D)
+  Tensor x = model.embed(ids, t0);  // (n, D), checked
   Gpt2LayerWeights read;
   for (std::size_t i = 0; i < m.l; ++i) {
     const Gpt2LayerWeights& w = layers != nullptr ? (*layers)[i] : (read = model.layer(i));
-    Tensor a = layernorm(x, w.ln1_g, w.ln1_b, model.eps()).out;           // (n, D)
-    Tensor q = split_heads(add_bias(matmul(a, w.W_Q), w.b_Q), H);          // (H, n, Dh)
-    cache.K[i] = append_tokens(cache.K[i], split_heads(add_bias(matmul(a, w.W_K), w.b_K), H));  // (H, t, Dh)
-    cache.V[i] = append_tokens(cache.V[i], split_heads(add_bias(matmul(a, w.W_V), w.b_V), H));
-    Tensor heads = cached_attention(q, cache.K[i], cache.V[i], t0);        // (H, n, Dh)
-    x = add(x, add_bias(matmul(merge_heads(heads), w.W_O), w.b_O));        // (n, D)
+    const ActivationSite at{model.checkpoint().folder(), i};
+    LayerNormPass n1 = layernorm(x, w.ln1_g, w.ln1_b, model.eps());
+    require_finite_norm(n1, at, "norm1");
+    const Tensor& a = n1.out;                                              // (n, D)
+    Tensor q = add_bias(matmul(a, w.W_Q), w.b_Q), k = add_bias(matmul(a, w.W_K), w.b_K), v = add_bias(matmul(a, w.W_V), w.b_V);
+    require_finite_activation(q, at, "q");
+    require_finite_activation(k, at, "k");
+    require_finite_activation(v, at, "v");
+    cache.K[i] = append_tokens(cache.K[i], split_heads(k, H));             // (H, t, Dh)
+    cache.V[i] = append_tokens(cache.V[i], split_heads(v, H));
+    Tensor heads = cached_attention(split_heads(q, H), cache.K[i], cache.V[i], t0, &at);  // (H, n, Dh)
+    Tensor out = add_bias(matmul(merge_heads(heads), w.W_O), w.b_O);       // (n, D)
+    require_finite_activation(out, at, "attn_out");
+    x = add(x, out);
+    require_finite_activation(x, at, "resid_mid");
     if (model.attention_only()) continue;                                  // no ln_2 / MLP: x_out = x_mid
-    Tensor b = layernorm(x, w.ln2_g, w.ln2_b, model.eps()).out;
-    x = add(x, ffn_forward(b, w.W_1, w.b_1, w.W_2, w.b_2, model.activation()).y);
+    LayerNormPass n2 = layernorm(x, w.ln2_g, w.ln2_b, model.eps());
+    require_finite_norm(n2, at, "norm2");
+    FfnPass f = ffn_forward(n2.out, w.W_1, w.b_1, w.W_2, w.b_2, model.activation());
+    require_finite_activation(f.z, at, "mlp_hidden");
+    require_finite_activation(f.h, at, "mlp_hidden");
+    require_finite_activation(f.y, at, "mlp_out");
+    x = add(x, f.y);
+    require_finite_activation(x, at, "block_out");
   }
-  return model.logits(x);  // (n, V)
+  return model.logits(x);  // (n, V), checked
 }
 
 Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,
@@ -68,20 +84,35 @@ Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& id
   std::size_t t0 = cache.tokens(), H = m.n_h, G = m.n_g;
   cache.K.resize(m.l);
   cache.V.resize(m.l);
-  Tensor x = model.embed(ids);  // (n, D): no position embeddings, RoPE rotates q and k below
+  Tensor x = model.embed(ids);  // (n, D), checked: no position embeddings, RoPE rotates q and k below
   LlamaLayerWeights read;
   for (std::size_t i = 0; i < m.l; ++i) {
     const LlamaLayerWeights& w = layers != nullptr ? (*layers)[i] : (read = model.layer(i));
-    Tensor a = rmsnorm(x, w.attn_norm, eps).out;                                             // (n, D)
-    Tensor q = apply_rope_half(split_heads(add_bias(matmul(a, w.W_Q), w.b_Q), H), model.inv_freq(), t0);  // (H, n, Dh)
-    Tensor k = apply_rope_half(split_heads(add_bias(matmul(a, w.W_K), w.b_K), G), model.inv_freq(), t0);  // (G, n, Dh)
-    cache.K[i] = append_tokens(cache.K[i], k);                                               // (G, t, Dh)
-    cache.V[i] = append_tokens(cache.V[i], split_heads(add_bias(matmul(a, w.W_V), w.b_V), G));
-    Tensor heads = cached_attention(q, cache.K[i], cache.V[i], t0);                          // (H, n, Dh)
-    x = add(x, add_bias(matmul(merge_heads(heads), w.W_O), w.b_O));                          // (n, D)
-    x = add(x, swiglu_forward(rmsnorm(x, w.mlp_norm, eps).out, w.W_gate, w.W_up, w.W_down).y);
+    const ActivationSite at{model.checkpoint().folder(), i};
+    RmsNormPass n1 = rmsnorm(x, w.attn_norm, eps);
+    require_finite_norm(n1, at, "norm1");
+    const Tensor& a = n1.out;                                                                // (n, D)
+    Tensor q = add_bias(matmul(a, w.W_Q), w.b_Q), k = add_bias(matmul(a, w.W_K), w.b_K), v = add_bias(matmul(a, w.W_V), w.b_V);
+    require_finite_activation(q, at, "q");
+    require_finite_activation(k, at, "k");
+    require_finite_activation(v, at, "v");
+    cache.K[i] = append_tokens(cache.K[i], apply_rope_half(split_heads(k, G), model.inv_freq(), t0));  // (G, t, Dh)
+    cache.V[i] = append_tokens(cache.V[i], split_heads(v, G));
+    Tensor q_rot = apply_rope_half(split_heads(q, H), model.inv_freq(), t0);                 // (H, n, Dh)
+    Tensor heads = cached_attention(q_rot, cache.K[i], cache.V[i], t0, &at);                 // (H, n, Dh)
+    Tensor out = add_bias(matmul(merge_heads(heads), w.W_O), w.b_O);                         // (n, D)
+    require_finite_activation(out, at, "attn_out");
+    x = add(x, out);
+    require_finite_activation(x, at, "resid_mid");
+    RmsNormPass n2 = rmsnorm(x, w.mlp_norm, eps);
+    require_finite_norm(n2, at, "norm2");
+    SwigluPass f = swiglu_forward(n2.out, w.W_gate, w.W_up, w.W_down);
+    require_finite_activation(f.hidden, at, "mlp_hidden");
+    require_finite_activation(f.y, at, "mlp_out");
+    x = add(x, f.y);
+    require_finite_activation(x, at, "block_out");
   }
-  return model.logits(x);  // (n, V)
+  return model.logits(x);  // (n, V), checked
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "activations.h"
 #include "gpt2.h"
 #include "llama.h"
 
@@ -23,13 +24,16 @@ struct KvCache {
 
 // Queries (H, n, Dh) at positions t0 … t0 + n − 1 over a cache K, V (G, t0 + n, Dh), head i
 // reading KV head i / (H / G); query r sees keys 0 … t0 + r. Returns the heads (H, n, Dh).
-Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V, std::size_t t0);
+// `at`, when given: the scores are checked for a NaN or an infinity first (activations.h).
+Tensor cached_attention(const Tensor& Q_heads, const Tensor& K, const Tensor& V, std::size_t t0,
+                        const ActivationSite* at = nullptr);
 // (G, t, Dh) with (G, n, Dh) appended along the tokens: (G, t + n, Dh). An empty cache is t = 0.
 Tensor append_tokens(const Tensor& cache, const Tensor& rows);
 
 // n new tokens (positions cache.tokens() …) through every layer, reading and growing the cache
 // (created on the first call): the logits of the new rows, (n, V). `layers`: every layer's
 // weights already read (generate_greedy keeps them for a run), else each layer is read here.
+// Every activation is checked as in the full forward (activations.h).
 Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids, KvCache& cache,
                    const std::vector<Gpt2LayerWeights>* layers = nullptr);
 Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,

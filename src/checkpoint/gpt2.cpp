@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "activations.h"
 #include "errors.h"
 #include "input_file.h"
 #include "json_input.h"
@@ -72,6 +73,7 @@ Tensor Gpt2Model::embed(const std::vector<std::int64_t>& ids, std::size_t first_
     Tensor row = ck_.read_rows(name("wte.weight"), {m_.vocab, D}, static_cast<std::size_t>(ids[t]), 1);
     for (std::size_t c = 0; c < D; ++c) x(t, c) = row.data[c] + pos(t, c);
   }
+  require_finite_activation(x, {ck_.folder(), 0}, "embed");
   return x;
 }
 
@@ -79,6 +81,7 @@ Gpt2LayerWeights Gpt2Model::layer(std::size_t i) const {
   std::size_t D = m_.d, F = m_.d_ff;
   std::string p = "h." + std::to_string(i) + ".";
   Gpt2LayerWeights w;
+  w.index = i;
   w.ln1_g = ck_.read(name(p + "ln_1.weight"), {D});
   w.ln1_b = ck_.read(name(p + "ln_1.bias"), {D});
   Tensor c_attn = ck_.read(name(p + "attn.c_attn.weight"), {D, 3 * D});  // (D, 3D)
@@ -102,40 +105,57 @@ Gpt2LayerWeights Gpt2Model::layer(std::size_t i) const {
 }
 
 Gpt2LayerPass Gpt2Model::run_layer(const Gpt2LayerWeights& w, const Tensor& x) const {
+  const ActivationSite at{ck_.folder(), w.index};
   Gpt2LayerPass p;
   p.x_in = x;
   p.ln1 = layernorm(x, w.ln1_g, w.ln1_b, eps_);
+  require_finite_norm(p.ln1, at, "norm1");
   AttentionPass& a = p.attn;
   a.Q = bias_add(matmul(p.ln1.out, w.W_Q), w.b_Q);  // (T, D)
   a.K = bias_add(matmul(p.ln1.out, w.W_K), w.b_K);  // (T, D)
   a.V = bias_add(matmul(p.ln1.out, w.W_V), w.b_V);  // (T, D)
+  require_finite_activation(a.Q, at, "q");
+  require_finite_activation(a.K, at, "k");
+  require_finite_activation(a.V, at, "v");
   std::size_t H = m_.n_h;
   a.Q_heads = split_heads(a.Q, H);  // (H, T, Dh)
   a.K_heads = split_heads(a.K, H);
   a.V_heads = split_heads(a.V, H);
   a.K_expanded = a.K_heads;
   a.V_expanded = a.V_heads;
-  HeadsAttention h = multi_head_attention(a.Q_heads, a.K_heads, a.V_heads, true);
+  Tensor scores = attention_scores(a.Q_heads, a.K_heads);  // (H, T, T), before the causal mask
+  require_finite_activation(scores, at, "scores", FiniteRule::Causal);
+  HeadsAttention h = attend(std::move(scores), a.V_heads, true);
   a.scores = std::move(h.scores);
   a.weights = std::move(h.weights);
   a.heads = std::move(h.heads);
   a.concat = merge_heads(a.heads);                          // (T, D)
   a.output = bias_add(matmul(a.concat, w.W_O), w.b_O);      // (T, D)
+  require_finite_activation(a.output, at, "attn_out");
   p.x_mid = add(x, a.output);
+  require_finite_activation(p.x_mid, at, "resid_mid");
   if (attention_only_) {
     p.x_out = p.x_mid;
     return p;
   }
   p.ln2 = layernorm(p.x_mid, w.ln2_g, w.ln2_b, eps_);
+  require_finite_norm(p.ln2, at, "norm2");
   p.ffn = ffn_forward(p.ln2.out, w.W_1, w.b_1, w.W_2, w.b_2, act_);
+  require_finite_activation(p.ffn.z, at, "mlp_hidden");  // before the activation: ReLU(−∞) would be 0
+  require_finite_activation(p.ffn.h, at, "mlp_hidden");
+  require_finite_activation(p.ffn.y, at, "mlp_out");
   p.x_out = add(p.x_mid, p.ffn.y);
+  require_finite_activation(p.x_out, at, "block_out");
   return p;
 }
 
 Tensor Gpt2Model::logits(const Tensor& x) const {
   std::size_t D = m_.d, V = m_.vocab, T = x.dim(0);
   Tensor g = ck_.read(name("ln_f.weight"), {D}), b = ck_.read(name("ln_f.bias"), {D});
-  Tensor f = layernorm(x, g, b, eps_).out;  // (T, D)
+  const ActivationSite at{ck_.folder(), m_.l};
+  LayerNormPass norm = layernorm(x, g, b, eps_);
+  require_finite_norm(norm, at, "final_norm");
+  const Tensor& f = norm.out;  // (T, D)
   std::string head = ck_.has("lm_head.weight") ? "lm_head.weight" : name("wte.weight");
   Tensor out({T, V});
   constexpr std::size_t kBlock = 4096;
@@ -146,6 +166,7 @@ Tensor Gpt2Model::logits(const Tensor& x) const {
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t j = 0; j < n; ++j) out(t, v0 + j) = part(t, j);
   }
+  require_finite_activation(out, at, "logits");
   return out;
 }
 

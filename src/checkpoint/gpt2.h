@@ -26,6 +26,7 @@
 namespace attn {
 
 struct Gpt2LayerWeights {
+  std::size_t index = 0;          // the layer's number, from 0 (the errors of its forward name it)
   Tensor ln1_g, ln1_b;            // (D)
   Tensor W_Q, W_K, W_V;           // (D, D): column blocks 0, 1, 2 of c_attn.weight
   Tensor b_Q, b_K, b_V;           // (D)
@@ -60,6 +61,8 @@ class Gpt2Model {
   // Ids must be < V and p0 + T ≤ P (the caller checks, naming its flag).
   Tensor embed(const std::vector<std::int64_t>& ids, std::size_t first_position = 0) const;
   Gpt2LayerWeights layer(std::size_t i) const;  // converted to double now, dropped by the caller
+  // Every activation is checked as it is computed (activations.h): a NaN or an infinity, from
+  // weights finite but too large, is a UsageError naming the folder, the layer and the tensor.
   Gpt2LayerPass run_layer(const Gpt2LayerWeights& w, const Tensor& x) const;
   // ln_f(x) · headᵀ: (T, V), the head read a block of rows at a time.
   Tensor logits(const Tensor& x) const;

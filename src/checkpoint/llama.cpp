@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "activations.h"
 #include "errors.h"
 #include "gqa.h"
 #include "input_file.h"
@@ -139,12 +140,14 @@ Tensor LlamaModel::embed(const std::vector<std::int64_t>& ids) const {
     Tensor row = ck_.read_rows("model.embed_tokens.weight", {m_.vocab, D}, static_cast<std::size_t>(ids[t]), 1);
     for (std::size_t c = 0; c < D; ++c) x(t, c) = row.data[c];
   }
+  require_finite_activation(x, {ck_.folder(), 0}, "embed");
   return x;
 }
 
 LlamaLayerWeights LlamaModel::layer(std::size_t i) const {
   std::size_t D = m_.d, H = m_.n_h, G = m_.n_g, Dh = m_.d_h, F = m_.d_ff;
   LlamaLayerWeights w;
+  w.index = i;
   w.attn_norm = ck_.read(layer_name(i, "input_layernorm.weight"), {D});
   w.W_Q = read_linear(ck_, layer_name(i, "self_attn.q_proj.weight"), H * Dh, D);  // (D, H·Dh)
   w.W_K = read_linear(ck_, layer_name(i, "self_attn.k_proj.weight"), G * Dh, D);  // (D, G·Dh)
@@ -163,13 +166,18 @@ LlamaLayerWeights LlamaModel::layer(std::size_t i) const {
 
 LlamaLayerPass LlamaModel::run_layer(const LlamaLayerWeights& w, const Tensor& x) const {
   std::size_t H = m_.n_h, G = m_.n_g;
+  const ActivationSite at{ck_.folder(), w.index};
   LlamaLayerPass p;
   p.x_in = x;
   p.norm1 = rmsnorm(x, w.attn_norm, s_.rms_eps);
+  require_finite_norm(p.norm1, at, "norm1");
   AttentionPass& a = p.attn;
   a.Q = add_bias(matmul(p.norm1.out, w.W_Q), w.b_Q);  // (T, H·Dh)
   a.K = add_bias(matmul(p.norm1.out, w.W_K), w.b_K);  // (T, G·Dh)
   a.V = add_bias(matmul(p.norm1.out, w.W_V), w.b_V);  // (T, G·Dh)
+  require_finite_activation(a.Q, at, "q");
+  require_finite_activation(a.K, at, "k");
+  require_finite_activation(a.V, at, "v");
   a.Q_heads = split_heads(a.Q, H);                    // (H, T, Dh)
   a.K_heads = split_heads(a.K, G);                    // (G, T, Dh)
   a.V_heads = split_heads(a.V, G);                    // (G, T, Dh)
@@ -177,22 +185,33 @@ LlamaLayerPass LlamaModel::run_layer(const LlamaLayerWeights& w, const Tensor& x
   p.K_rot = apply_rope_half(a.K_heads, inv_freq_);    // (G, T, Dh)
   a.K_expanded = repeat_kv(p.K_rot, H);               // (H, T, Dh)
   a.V_expanded = repeat_kv(a.V_heads, H);             // (H, T, Dh)
-  HeadsAttention h = multi_head_attention(p.Q_rot, a.K_expanded, a.V_expanded, true);
+  Tensor scores = attention_scores(p.Q_rot, a.K_expanded);  // (H, T, T), before the causal mask
+  require_finite_activation(scores, at, "scores", FiniteRule::Causal);
+  HeadsAttention h = attend(std::move(scores), a.V_expanded, true);
   a.scores = std::move(h.scores);
   a.weights = std::move(h.weights);
   a.heads = std::move(h.heads);
   a.concat = merge_heads(a.heads);                            // (T, H·Dh)
   a.output = add_bias(matmul(a.concat, w.W_O), w.b_O);        // (T, D)
+  require_finite_activation(a.output, at, "attn_out");
   p.x_mid = add(x, a.output);
+  require_finite_activation(p.x_mid, at, "resid_mid");
   p.norm2 = rmsnorm(p.x_mid, w.mlp_norm, s_.rms_eps);
+  require_finite_norm(p.norm2, at, "norm2");
   p.mlp = swiglu_forward(p.norm2.out, w.W_gate, w.W_up, w.W_down);
+  require_finite_activation(p.mlp.hidden, at, "mlp_hidden");  // SiLU(gate) ⊙ up: an infinite gate or up makes it one too
+  require_finite_activation(p.mlp.y, at, "mlp_out");
   p.x_out = add(p.x_mid, p.mlp.y);
+  require_finite_activation(p.x_out, at, "block_out");
   return p;
 }
 
 Tensor LlamaModel::logits(const Tensor& x) const {
   std::size_t D = m_.d, V = m_.vocab, T = x.dim(0);
-  Tensor f = rmsnorm(x, ck_.read("model.norm.weight", {D}), s_.rms_eps).out;  // (T, D)
+  const ActivationSite at{ck_.folder(), m_.l};
+  RmsNormPass norm = rmsnorm(x, ck_.read("model.norm.weight", {D}), s_.rms_eps);
+  require_finite_norm(norm, at, "final_norm");
+  const Tensor& f = norm.out;  // (T, D)
   std::string head = ck_.has("lm_head.weight") ? "lm_head.weight" : "model.embed_tokens.weight";
   Tensor out({T, V});
   constexpr std::size_t kBlock = 4096;
@@ -203,6 +222,7 @@ Tensor LlamaModel::logits(const Tensor& x) const {
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t j = 0; j < n; ++j) out(t, v0 + j) = part(t, j);
   }
+  require_finite_activation(out, at, "logits");
   return out;
 }
 

@@ -36,6 +36,7 @@ struct LlamaSettings {
 };
 
 struct LlamaLayerWeights {
+  std::size_t index = 0;           // the layer's number, from 0 (the errors of its forward name it)
   Tensor attn_norm;                // (D) input_layernorm
   Tensor W_Q, W_K, W_V, W_O;       // (D, H·Dh), (D, G·Dh), (D, G·Dh), (H·Dh, D)
   Tensor b_Q, b_K, b_V, b_O;       // (H·Dh), (G·Dh), (G·Dh), (D): zeros when the model has none
@@ -74,6 +75,7 @@ class LlamaModel {
 
   Tensor embed(const std::vector<std::int64_t>& ids) const;  // embed_tokens[ids]: (T, D)
   LlamaLayerWeights layer(std::size_t i) const;               // converted to double now
+  // Every activation is checked as it is computed (activations.h), as in Gpt2Model::run_layer.
   LlamaLayerPass run_layer(const LlamaLayerWeights& w, const Tensor& x) const;
   Tensor logits(const Tensor& x) const;  // norm(x) · headᵀ: (T, V)
 

@@ -18,7 +18,10 @@ std::string bar_chart(const std::vector<Bar>& bars, std::size_t width, const std
   }
   std::string out;
   for (const auto& b : bars) {
-    long units = top > 0 ? std::lround(b.value / top * static_cast<double>(width) * 8.0) : 0;
+    // The bar's share of the longest, in [0, 1]; a NaN (no number, or ∞/∞) draws no bar: never cast.
+    double share = top > 0 ? b.value / top : 0.0;
+    share = std::isnan(share) ? 0.0 : std::clamp(share, 0.0, 1.0);
+    long units = std::lround(share * static_cast<double>(width) * 8.0);
     if (b.value > 0 && units == 0) units = 1;
     std::string bar;
     for (long i = 0; i < units / 8; ++i) bar += "█";

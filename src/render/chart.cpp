@@ -46,6 +46,13 @@ double sample_at(const Tensor& xs, const Tensor& ys, double x) {
   return ys.data[i - 1] + t * (ys.data[i] - ys.data[i - 1]);
 }
 
+// The cell of a fraction along an axis of n cells (0: the first, 1: the last, clamped between);
+// n, which no cell has, for a NaN (a range so wide that it overflows gives ∞/∞): never cast.
+std::size_t cell_of(double fraction, std::size_t n) {
+  if (std::isnan(fraction)) return n;
+  return static_cast<std::size_t>(std::lround(std::clamp(fraction, 0.0, 1.0) * static_cast<double>(n - 1)));
+}
+
 const Tensor& series_tensor(const Trace& trace, const std::string& name, std::size_t n) {
   const Tensor& t = trace.at(name).tensor;
   if (t.rank() != 1 || (n != 0 && t.numel() != n))
@@ -69,24 +76,23 @@ std::string render_chart(const Trace& trace, const Chart& chart, const RenderOpt
       if (std::isfinite(v)) ylo = std::min(ylo, v), yhi = std::max(yhi, v);
   }
   if (yhi == ylo) yhi = ylo + 1.0;
-  auto row_of = [&](double y) {
-    return static_cast<std::size_t>(std::lround((yhi - y) / (yhi - ylo) * static_cast<double>(kHeight - 1)));
-  };
+  auto row_of = [&](double y) { return cell_of((yhi - y) / (yhi - ylo), kHeight); };  // kHeight: none
   auto x_at = [&](std::size_t c) { return xlo + (xhi - xlo) * static_cast<double>(c) / static_cast<double>(kWidth - 1); };
   // pass 1: the axes
   std::vector<std::vector<std::string>> grid(kHeight, std::vector<std::string>(kWidth, " "));
   std::size_t zero_row = row_of(0.0);
   std::size_t zero_col = kWidth;  // none unless 0 is within the x range (at its left end the frame's | is the axis)
-  if (xlo < 0.0 && xhi >= 0.0)
-    zero_col = static_cast<std::size_t>(std::lround(-xlo / (xhi - xlo) * static_cast<double>(kWidth - 1)));
-  for (std::size_t c = 0; c < kWidth; ++c) grid[zero_row][c] = "-";
+  if (xlo < 0.0 && xhi >= 0.0) zero_col = cell_of(-xlo / (xhi - xlo), kWidth);
+  if (zero_row < kHeight)
+    for (std::size_t c = 0; c < kWidth; ++c) grid[zero_row][c] = "-";
   if (zero_col < kWidth)
     for (std::size_t r = 0; r < kHeight; ++r) grid[r][zero_col] = r == zero_row ? "+" : "|";
   // pass 2: the series, the last first, so that where curves overlap the first listed shows
   for (std::size_t k = ys.size(); k-- > 0;)
     for (std::size_t c = 0; c < kWidth; ++c) {
       double y = sample_at(xs, *ys[k], x_at(c));
-      if (std::isfinite(y)) grid[row_of(y)][c] = tint(std::string(1, kMarkers[k % 8]), k, opt.color);
+      std::size_t row = std::isfinite(y) ? row_of(y) : kHeight;  // a gap (NaN) is not drawn
+      if (row < kHeight) grid[row][c] = tint(std::string(1, kMarkers[k % 8]), k, opt.color);
     }
   // pass 3: the lines, y labels on the left
   std::string top = fixed(yhi, 2), zero = fixed(0.0, 2), bottom = fixed(ylo, 2);

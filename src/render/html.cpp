@@ -185,9 +185,9 @@ struct TensorView {
 std::string cell_class(const TensorView& v, double x) {
   if (v.shade == Shade::None || !std::isfinite(x)) return "";
   if (v.shade == Shade::Weights)
-    return fmt::format(" class=v{}", std::clamp(static_cast<int>(x * kLevels), 0, kLevels - 1));
-  double t = v.max_abs > 0 ? x / v.max_abs : 0.0;
-  return fmt::format(" class=d{}", std::clamp(static_cast<int>(std::lround((t + 1.0) * 0.5 * kLevels)), 0, kLevels));
+    return fmt::format(" class=v{}", std::min(static_cast<int>(std::clamp(x, 0.0, 1.0) * kLevels), kLevels - 1));
+  double t = v.max_abs > 0 ? std::clamp(x / v.max_abs, -1.0, 1.0) : 0.0;  // clamped before the cast (x is finite)
+  return fmt::format(" class=d{}", static_cast<int>(std::lround((t + 1.0) * 0.5 * kLevels)));
 }
 
 // One (R, C) matrix as a table; rows and columns either all or the summary's.
@@ -296,8 +296,9 @@ void heatmaps(Page& p, const std::string& name, const TensorView& v) {
     for (std::size_t r = 0; r < v.R; ++r)
       for (std::size_t c = 0; c < v.C; ++c) {
         double x = v.t.data[(b * v.R + r) * v.C + c];
-        std::string fill = v.shade == Shade::Signed ? lerp_map(kDiverging, v.max_abs > 0 ? 0.5 + 0.5 * x / v.max_abs : 0.5)
-                                                    : lerp_map(kViridis, x);
+        std::string fill = std::isnan(x)                ? std::string("none")  // no number: a gap
+                           : v.shade == Shade::Signed ? lerp_map(kDiverging, v.max_abs > 0 ? 0.5 + 0.5 * x / v.max_abs : 0.5)
+                                                      : lerp_map(kViridis, x);
         out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"1\" height=\"1\" fill=\"{}\" data-v=\"{}\"/>", c, r, fill, exact(x));
       }
     out += "</g></svg><figcaption>" + esc(head) + "</figcaption></figure>\n";
@@ -349,12 +350,17 @@ void tensor_section(Page& p, const std::string& name) {
   out += "</section>\n";
 }
 
-// A nice step for axis ticks: 1, 2 or 5 times a power of ten.
+// A nice step for axis ticks: 1, 2 or 5 times a power of ten; always finite and above 0 (tick()
+// casts its logarithm), 1 where the span is none of those (overflowed, or too small to divide).
 double nice_step(double span, int ticks) {
   if (!(span > 0) || !std::isfinite(span)) return 1.0;
   double raw = span / ticks, p10 = std::pow(10.0, std::floor(std::log10(raw))), f = raw / p10;
-  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p10;
+  double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p10;
+  return step > 0 && std::isfinite(step) ? step : 1.0;
 }
+
+// Ticks drawn on one axis at most: a step that is 1 for lack of a better one must still end.
+constexpr int kMaxTicks = 64;
 
 std::string tick(double x, double step) {
   int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
@@ -383,10 +389,12 @@ void line_chart(Page& p, const Chart& ch) {
   out += fmt::format("<svg class=\"chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">", L + Wp + 16, T + Hp + 40);
   out += "<title>" + esc(ch.title) + "</title>";
   out += fmt::format("<path class=\"ax\" d=\"M{0} {1}V{2}H{3}\"/>", L, T, T + Hp, L + Wp);
-  for (double x = X0; x <= X1 + sx * 1e-6; x += sx)
+  int n = 0;
+  for (double x = X0; x <= X1 + sx * 1e-6 && n < kMaxTicks; x += sx, ++n)
     out += fmt::format("<path class=\"ax\" d=\"M{0:.1f} {1}v4\"/><text x=\"{0:.1f}\" y=\"{2}\" text-anchor=\"middle\">{3}</text>", px(x),
                        T + Hp, T + Hp + 16, tick(x, sx));
-  for (double y = Y0; y <= Y1 + sy * 1e-6; y += sy)
+  n = 0;
+  for (double y = Y0; y <= Y1 + sy * 1e-6 && n < kMaxTicks; y += sy, ++n)
     out += fmt::format("<path class=\"ax\" d=\"M{0} {1:.1f}h-4\" /><text x=\"{2}\" y=\"{1:.1f}\" text-anchor=\"end\" dominant-baseline=\"middle\">{3}</text>",
                        L, py(y), L - 6, tick(y, sy));
   if (Y0 < 0 && Y1 > 0) out += fmt::format("<path class=\"ax\" stroke-dasharray=\"3 3\" d=\"M{} {:.1f}H{}\"/>", L, py(0), L + Wp);
@@ -489,6 +497,7 @@ std::string render_html_report(const HtmlReport& r) {
     for (std::size_t i = 0; i < ch.bars.size(); ++i) {
       const Bar& b = ch.bars[i];
       double y = 4 + row * static_cast<double>(i), w = max > 0 ? b.value / max * W : 0;
+      if (!std::isfinite(w)) w = 0;  // no number (or ∞/∞): no bar
       if (b.value > 0) w = std::max(w, 1.5);
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", L - 6, y + row / 2 - 2,
                          esc(b.label));

@@ -1,6 +1,7 @@
 #pragma once
 // ANSI styling, applied only when colour is on. The CLI decides that (--color, NO_COLOR, isatty).
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace attn::style {
@@ -15,9 +16,13 @@ inline std::string yellow(const std::string& s, bool on) { return wrap_sgr(s, "3
 inline std::string green(const std::string& s, bool on) { return wrap_sgr(s, "32", on); }
 inline std::string red(const std::string& s, bool on) { return wrap_sgr(s, "31", on); }
 
-// A two-column heatmap cell for v in [0, 1]: the 256-colour grey ramp (232 … 255).
+// A heatmap cell that holds no number (NaN), with colour or without: two question marks.
+inline constexpr const char* kHeatGap = "??";
+
+// A two-column heatmap cell for v in [0, 1]: the 256-colour grey ramp (232 … 255); NaN is kHeatGap.
 inline std::string heat_cell(double v) {
-  int shade = 232 + std::clamp(static_cast<int>(v * 23.0 + 0.5), 0, 23);
+  if (std::isnan(v)) return kHeatGap;
+  int shade = 232 + static_cast<int>(std::clamp(v, 0.0, 1.0) * 23.0 + 0.5);
   return "\x1b[48;5;" + std::to_string(shade) + "m  \x1b[0m";
 }
 

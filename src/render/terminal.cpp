@@ -156,7 +156,12 @@ std::string render_heatmap(const TraceTensor& tt, const Trace& trace, const Rend
     for (std::size_t r = 0; r < R; ++r) {
       std::string line = "  " + (row_labels ? pad_right(tt.labels.rows[r], label_w) + "  " : "");
       for (std::size_t c = 0; c < C; ++c) {
-        double v = std::clamp(t.data[(b * R + r) * C + c], 0.0, 1.0);
+        const double x = t.data[(b * R + r) * C + c];
+        if (std::isnan(x)) {  // not a number: a gap with a mark of its own, never a level (nor a cast)
+          line += style::kHeatGap;
+          continue;
+        }
+        double v = std::clamp(x, 0.0, 1.0);  // ±inf clamp to the ends (a masked score is -inf)
         int level = std::min(9, static_cast<int>(v * 10.0));
         line += opt.color ? style::heat_cell(v) : std::string(2, ramp[level]);
       }

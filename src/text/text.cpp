@@ -82,6 +82,7 @@ std::string with_commas(std::int64_t n) {
 
 std::string binary_size(double bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (!std::isfinite(bytes)) return fixed(bytes, 0) + " B";  // never cast to an integer below
   int u = 0;
   while (bytes >= 1024.0 && u < 6) {
     bytes /= 1024.0;

@@ -1,0 +1,215 @@
+// Real language in the box (issue 27): the shipped text models, trained by `attnlab train --task
+// text` on the bundled corpora. Their first steps retrain byte for byte; their held-out bits per
+// character, computed here again from the corpus, the tokenizer.json and the weights, beat the
+// bigram model of the same text; the checkpoint commands read them by name.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "char_vocab.h"
+#include "embedded_data.h"
+#include "locate.h"
+#include "run_cli.h"
+#include "text_task.h"
+#include "trained_gpt.h"
+
+namespace {
+
+std::string shipped(const std::string& rel) { return slurp(std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/" + rel); }
+
+// The flags that trained a shipped text model, from its config.json, with --steps replaced.
+std::string text_train_flags(const std::string& name, std::size_t steps) {
+  nlohmann::json c = nlohmann::json::parse(shipped(name + "/config.json"));
+  const auto& t = c["attnlab_train"];
+  const auto& k = c["attnlab_corpus"];
+  return "train --task text --corpus " + k["name"].get<std::string>() + " --min-count " + std::to_string(k["min_count"].get<int>()) +
+         " --vocab " + std::to_string(c["vocab_size"].get<int>()) + " --layers " + std::to_string(c["n_layer"].get<int>()) +
+         " --heads " + std::to_string(c["n_head"].get<int>()) + " --d-model " + std::to_string(c["n_embd"].get<int>()) +
+         " --seq-len " + std::to_string(c["n_positions"].get<int>()) + " --mlp --batch " + std::to_string(t["batch"].get<int>()) +
+         " --steps " + std::to_string(steps) + " --lr " + t["lr"].dump() + " --warmup " + std::to_string(t["warmup"].get<int>()) +
+         " --seed " + std::to_string(t["seed"].get<int>()) + " --quiet";
+}
+
+// The first `steps` training losses of a retrain equal the shipped run's, bit for bit (the warmup
+// covers them, so the schedule over the whole run does not enter).
+void check_first_steps(const std::string& name, std::size_t steps) {
+  nlohmann::json c = nlohmann::json::parse(shipped(name + "/config.json"));
+  REQUIRE(steps <= c["attnlab_train"]["warmup"].get<std::size_t>());
+  std::string dir = std::filesystem::temp_directory_path().string() + "/attnlab_text_retrain_" + name + "_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::string flags = text_train_flags(name, steps);
+  INFO("attnlab " << flags);
+  CliResult r = run_cli(flags + " --threads 2 --save " + dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  nlohmann::json got = nlohmann::json::parse(slurp(dir + "/training.json"));
+  nlohmann::json want = nlohmann::json::parse(shipped(name + "/training.json"));
+  REQUIRE(got["loss_curve"].size() == steps);
+  for (std::size_t i = 0; i < steps; ++i) {
+    INFO("step " << i + 1);
+    CHECK(got["loss_curve"][i].get<double>() == want["loss_curve"][i].get<double>());
+  }
+  CHECK(slurp(dir + "/tokenizer.json") == shipped(name + "/tokenizer.json"));  // the same vocabulary
+  std::filesystem::remove_all(dir);
+}
+
+std::size_t code_points(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+// The held-out slice and the training part of a bundled corpus: the last 5% of its characters.
+void split_corpus(const std::string& corpus, std::string& train, std::string& heldout) {
+  std::string text(*attn::embedded_file("corpus/" + corpus + ".txt"));
+  const std::size_t n = code_points(text), cut = n - n / 20;
+  std::size_t at = 0, seen = 0;
+  for (; at < text.size(); ++at) {
+    if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80) {
+      if (seen == cut) break;
+      ++seen;
+    }
+  }
+  train = text.substr(0, at);
+  heldout = text.substr(at);
+}
+
+std::vector<int> ids_of(const attn::CharTokenizer& tok, const std::string& text) {
+  std::vector<std::int64_t> v = tok.encode(text);
+  return {v.begin(), v.end()};
+}
+
+void check_beats_bigram(const std::string& name) {
+  nlohmann::json c = nlohmann::json::parse(shipped(name + "/config.json"));
+  std::string train, heldout;
+  split_corpus(c["attnlab_corpus"]["name"].get<std::string>(), train, heldout);
+  CHECK(code_points(heldout) == c["attnlab_corpus"]["heldout_characters"].get<std::size_t>());
+  attn::CharTokenizer tok = attn::CharTokenizer::from_tokenizer_json(shipped(name + "/tokenizer.json"), name);
+  std::vector<int> train_ids = ids_of(tok, train), heldout_ids = ids_of(tok, heldout);
+  attn::TrainedGpt m = attn::shipped_trained_gpt(name);
+  const std::size_t T = m.model.config.n_positions, V = m.model.config.vocab;
+  REQUIRE(tok.vocab_size() == V);
+  std::size_t targets = 0;
+  const double model = attn::train::text_loss(m.model, heldout_ids, T, 32, &targets) / std::log(2.0);
+  const attn::train::NgramLoss g = attn::train::ngram_loss(train_ids, heldout_ids, V);
+  const double bigram = g.bigram / std::log(2.0), unigram = g.unigram / std::log(2.0);
+  INFO(name << ": model " << model << " bits/char on " << targets << " characters, bigram " << bigram << ", unigram " << unigram);
+  CHECK(targets > heldout_ids.size() * 9 / 10);  // every whole window of the slice
+  CHECK(bigram < unigram);
+  CHECK(model < bigram);
+  // and the figure the training run recorded is this one (the shipped weights are its f32 copy)
+  nlohmann::json rec = nlohmann::json::parse(shipped(name + "/training.json"))["text"];
+  CHECK(rec["bigram_bpc"].get<double>() == Approx(bigram).epsilon(1e-12));
+  CHECK(rec["heldout_bpc"].get<double>() == Approx(model).epsilon(1e-4));
+}
+
+}  // namespace
+
+TEST_CASE("text models: text-en beats the bigram model on its held-out slice, computed here", "[text]") {
+  check_beats_bigram("text-en");
+}
+
+TEST_CASE("text models: text-zh beats the bigram model on its held-out slice, computed here", "[text]") {
+  check_beats_bigram("text-zh");
+}
+
+TEST_CASE("text models: a retrain reproduces the shipped text-en's first 100 steps byte for byte", "[text][slow]") {
+  check_first_steps("text-en", 100);
+}
+
+TEST_CASE("text models: a retrain reproduces the shipped text-zh's first 25 steps byte for byte", "[text][slow]") {
+  check_first_steps("text-zh", 25);
+}
+
+TEST_CASE("text models: the checkpoint commands read text-en and text-zh by name, without a cache", "[text]") {
+  for (const char* name : {"text-en", "text-zh"}) {
+    CHECK(std::find(attn::builtin_model_names().begin(), attn::builtin_model_names().end(), name) != attn::builtin_model_names().end());
+  }
+  // a fresh cache folder: the model is written there on first use, then read as any folder
+  std::string cache = std::filesystem::temp_directory_path().string() + "/attnlab_text_cache_" + std::to_string(::getpid());
+  std::filesystem::remove_all(cache);
+  const std::string env = "XDG_CACHE_HOME=" + cache + " HF_HUB_CACHE=/nonexistent ";
+  CliResult h = run_cli("heads --weights text-en --text 'And Peter said unto Jesus' --json", env);
+  INFO(h.err);
+  REQUIRE(h.code == 0);
+  nlohmann::json j = nlohmann::json::parse(h.out);
+  CHECK(j["weights"] == "text-en");  // the name, not the cache path: the same bytes on every machine
+  CHECK(j["tokens"].size() == std::string("And Peter said unto Jesus").size());  // one token a character
+  // the roles named are exactly the heads whose score reaches the stated threshold
+  for (const char* role : {"previous", "first", "self", "induction"}) {
+    const double threshold = j["named"][role]["threshold"].get<double>();
+    std::size_t passing = 0;
+    for (const auto& row : j["scores"][role])
+      for (const auto& s : row) passing += s.get<double>() >= threshold;
+    CHECK(j["named"][role]["heads"].size() == passing);
+  }
+  CHECK(j["named"]["previous"]["heads"].size() >= 1);  // a character model looks one back
+  CHECK(std::filesystem::exists(cache + "/attnlab"));
+  for (const char* cmd : {"params --weights text-zh", "lesson mha --weights text-zh --text 天地玄黄", "lesson attention --weights text-en --text 'In the beginning'",
+                          "lesson block --weights text-en --text 'the LORD'", "lesson kv-memory --weights text-en --text 'the LORD'"}) {
+    CliResult r = run_cli(cmd, env);
+    INFO(cmd << "\n" << r.err);
+    CHECK(r.code == 0);
+    CHECK(r.out.find(cache) == std::string::npos);
+  }
+  std::filesystem::remove_all(cache);
+}
+
+TEST_CASE("text models: generate continues a prompt as text, greedy or sampled with a seed", "[text]") {
+  CliResult g = run_cli("generate --weights text-en --text 'In the beginning' --tokens 40 --json");
+  REQUIRE(g.code == 0);
+  nlohmann::json j = nlohmann::json::parse(g.out);
+  const std::string text = j["text"].get<std::string>();
+  CHECK(text.rfind("In the beginning", 0) == 0);
+  CHECK(code_points(text) == std::string("In the beginning").size() + 40);
+  // greedy: each step is its row's argmax
+  for (const auto& s : j["steps"]) CHECK(s["prob"].get<double>() > 0);
+  auto sampled = [](int seed) {
+    CliResult r = run_cli("generate --weights text-zh --text 春眠不觉晓 --tokens 30 --temperature 0.9 --top-k 20 --seed " + std::to_string(seed) + " --json");
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out)["text"].get<std::string>();
+  };
+  const std::string a = sampled(1), b = sampled(1), c = sampled(2);
+  CHECK(a == b);
+  CHECK(a != c);
+  CHECK(a.rfind("春眠不觉晓", 0) == 0);
+  CliResult bad = run_cli("generate --weights text-en --text x --top-k 5 --lang en");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--top-k needs --temperature above 0") != std::string::npos);
+  bad = run_cli("generate --weights text-en --text x --temperature -1 --lang en");
+  CHECK(bad.code == 2);
+}
+
+TEST_CASE("text models: train --task text on a file saves a checkpoint the commands read, and refuses what it cannot use", "[text]") {
+  namespace fs = std::filesystem;
+  std::string dir = fs::temp_directory_path().string() + "/attnlab_text_small_" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string corpus;
+  for (int i = 0; i < 200; ++i) corpus += "the cat sat on the mat. 猫坐在垫子上。\n";
+  std::ofstream(dir + "/c.txt") << corpus;
+  CliResult r = run_cli("train --task text --corpus " + dir + "/c.txt --layers 1 --heads 2 --d-model 16 --seq-len 16 --batch 4 --steps 30 --mlp --save " + dir + "/ck --lang en");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Held-out bits per character") != std::string::npos);
+  for (const char* f : {"config.json", "model.safetensors", "tokenizer.json", "training.json"}) CHECK(fs::exists(dir + "/ck/" + f));
+  attn::CharTokenizer tok = attn::CharTokenizer::from_tokenizer_json(slurp(dir + "/ck/tokenizer.json"), "t");
+  CHECK(tok.encode("cat")[0] != tok.unk_id());
+  CHECK(tok.encode("狗")[0] == tok.unk_id());  // never seen: <unk>
+  CHECK(run_cli("generate --weights " + dir + "/ck --text 'the c' --tokens 5").code == 0);
+  // refused up front, naming the flag
+  CliResult e = run_cli("train --task induction --corpus en --lang en");
+  CHECK(e.code == 2);
+  CHECK(e.err.find("--corpus goes with --task text") != std::string::npos);
+  std::ofstream(dir + "/tiny.txt") << "abc";
+  e = run_cli("train --task text --corpus " + dir + "/tiny.txt --lang en");
+  CHECK(e.code == 2);
+  CHECK(e.err.find("too few") != std::string::npos);
+  e = run_cli("train --task text --corpus " + dir + "/none.txt --lang en");
+  CHECK(e.code == 2);
+  CHECK(e.err.find("--corpus") != std::string::npos);
+  fs::remove_all(dir);
+}

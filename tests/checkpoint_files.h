@@ -60,6 +60,22 @@ inline std::pair<nlohmann::json, std::string> split_file(const std::string& byte
   return {nlohmann::json::parse(bytes.substr(8, n)), bytes.substr(8 + n)};
 }
 
+// F64 tensors written back to back (numbers past F32's range, such as 1e200, stay as given).
+inline std::string write_f64(const std::vector<std::pair<std::string, attn::Tensor>>& tensors) {
+  nlohmann::json h = nlohmann::json::object();
+  std::string data;
+  for (const auto& [name, t] : tensors) {
+    std::size_t begin = data.size();
+    for (double v : t.data) {
+      char b[8];
+      std::memcpy(b, &v, 8);
+      data.append(b, 8);
+    }
+    h[name] = {{"dtype", "F64"}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
+  }
+  return safetensors_bytes(h.dump(), data);
+}
+
 // F32 tensors written back to back.
 inline std::string write_f32(const std::vector<std::pair<std::string, attn::Tensor>>& tensors) {
   nlohmann::json h = nlohmann::json::object();

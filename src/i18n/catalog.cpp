@@ -4,7 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <cstring>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 
 #include "embedded_data.h"
 #include "errors.h"
+#include "input_file.h"
 
 namespace attn {
 
@@ -73,7 +75,7 @@ std::string unescape(const std::string& s) {
 }  // namespace
 
 CatalogFile parse_catalog(std::string_view text, std::string name, std::string lang, std::string origin) {
-  CatalogFile f{std::move(name), std::move(lang), std::move(origin), {}, {}};
+  CatalogFile f{std::move(name), std::move(lang), std::move(origin), {}, {}, {}};
   std::string current;  // full key of the message being read
   std::size_t line_no = 0;
   std::istringstream in{std::string(text)};
@@ -101,6 +103,7 @@ CatalogFile parse_catalog(std::string_view text, std::string name, std::string l
     }
     current = f.name + "." + key;
     if (f.messages.count(current)) f.problems.push_back(fmt::format("{}:{}: key '{}' defined twice", f.origin, line_no, key));
+    else f.lines[current] = line_no;
     f.messages[current] = unescape(trim(std::string_view(line).substr(eq + 1)));
   }
   return f;
@@ -117,79 +120,87 @@ bool split_catalog_path(std::string_view path, std::string& name, std::string& l
   return !lang.empty() && !name.empty();
 }
 
-// True when the pattern formats for some choice of values: each placeholder tried as an
-// integer, a real and a word (at most 3^6 tries).
-bool formats_somehow(const std::string& pattern, const Lang& lang) {
-  std::vector<std::string> names = placeholders(pattern);
-  if (names.size() > 6) names.resize(6);
-  std::size_t combos = 1;
-  for (std::size_t i = 0; i < names.size(); ++i) combos *= 3;
-  for (std::size_t c = 0; c < combos; ++c) {
-    Args args;
-    std::size_t code = c;
-    for (const std::string& n : names) {
-      int kind = static_cast<int>(code % 3);
-      code /= 3;
-      if (kind == 0) args.push_back({n, std::int64_t{2}});
-      else if (kind == 1) args.push_back({n, 2.5});
-      else args.push_back({n, "word"});
-    }
-    try {
-      format_message(pattern, args, lang);
-      return true;
-    } catch (const std::exception&) {
+// The embedded catalogs, then those under ATTNLAB_CATALOG_PATH. A catalog there that cannot be
+// read or fails check_user_catalog leaves `files` with the embedded ones alone and the error in
+// `error`, which all_catalogs() throws.
+struct Loaded {
+  std::vector<CatalogFile> files;
+  std::optional<UsageError> error;
+};
+
+void load_user_catalogs(const char* extra, std::vector<CatalogFile>& out) {
+  // Extra folders (a translator's work in progress, a test's own language): DIR/NAME/LANG.cat.
+  std::stringstream dirs(extra);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::error_code ec;
+    if (dir.empty() || !std::filesystem::is_directory(dir, ec))
+      throw UsageError("cli.err.catalog_path", {{"path", dir}});
+    // DIR/NAME/*.cat; a folder that cannot be listed is said, not skipped.
+    std::vector<std::filesystem::path> files;
+    auto each = [](const std::filesystem::path& folder, const auto& take) {
+      std::error_code ec;
+      std::filesystem::directory_iterator it(folder, ec), end;
+      for (; !ec && it != end; it.increment(ec)) take(*it);
+      if (ec) throw UsageError("cli.err.catalog_read", {{"path", folder.string()}});
+    };
+    each(dir, [&](const std::filesystem::directory_entry& sub) {
+      std::error_code e;
+      if (sub.is_directory(e))
+        each(sub.path(), [&](const std::filesystem::directory_entry& file) {
+          std::error_code f;
+          if (file.path().extension() == ".cat" && file.is_regular_file(f)) files.push_back(file.path());
+        });
+    });
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      // A regular file of at most kMaxCatalogFileBytes (input.err.* names the file otherwise).
+      std::string text = read_regular_file(path.string(), kMaxCatalogFileBytes, "ATTNLAB_CATALOG_PATH");
+      std::string name, lang;
+      split_catalog_path(path.string(), name, lang);
+      CatalogFile f = parse_catalog(text, name, lang, path.string());
+      if (!f.problems.empty()) throw UsageError("cli.err.catalog_bad", {{"problem", f.problems.front()}});
+      // A message that could fail when it is used (a placeholder the code never passes, a spec
+      // that does not fit the value, a stray brace) is refused here, with its file, line and key,
+      // rather than failing later in the middle of a run.
+      std::string problem = check_user_catalog(f);
+      if (!problem.empty()) throw UsageError("cli.err.catalog_bad", {{"problem", problem}});
+      out.push_back(std::move(f));
     }
   }
-  return false;
 }
 
-std::vector<CatalogFile> load_all() {
-  std::vector<CatalogFile> out;
+Loaded load_all() {
+  Loaded l;
   for (const EmbeddedFile& e : embedded_files()) {
     if (e.path.substr(0, 9) != "catalogs/") continue;
     std::string name, lang;
-    if (split_catalog_path(e.path, name, lang)) out.push_back(parse_catalog(e.contents, name, lang, std::string(e.path)));
+    if (split_catalog_path(e.path, name, lang)) l.files.push_back(parse_catalog(e.contents, name, lang, std::string(e.path)));
   }
-  // Extra folders (a translator's work in progress, a test's own language): DIR/NAME/LANG.cat.
   const char* extra = std::getenv("ATTNLAB_CATALOG_PATH");
   if (extra != nullptr && *extra != '\0') {
-    std::stringstream dirs(extra);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-      std::error_code ec;
-      if (dir.empty() || !std::filesystem::is_directory(dir, ec))
-        throw UsageError("cli.err.catalog_path", {{"path", dir}});
-      std::vector<std::filesystem::path> files;
-      for (const auto& sub : std::filesystem::directory_iterator(dir, ec))
-        if (sub.is_directory(ec))
-          for (const auto& file : std::filesystem::directory_iterator(sub.path(), ec))
-            if (file.path().extension() == ".cat" && file.is_regular_file(ec)) files.push_back(file.path());
-      std::sort(files.begin(), files.end());
-      for (const auto& path : files) {
-        std::ifstream in(path, std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (!in.good() && !in.eof()) throw UsageError("cli.err.catalog_read", {{"path", path.string()}});
-        std::string name, lang;
-        split_catalog_path(path.string(), name, lang);
-        CatalogFile f = parse_catalog(text, name, lang, path.string());
-        if (!f.problems.empty()) throw UsageError("cli.err.catalog_bad", {{"problem", f.problems.front()}});
-        // A message that cannot format (a bad {x:spec}, a plural without "other", a stray brace)
-        // is refused here, with its key, rather than failing later in the middle of a run.
-        for (const auto& [key, pattern] : f.messages)
-          if (!formats_somehow(pattern, Lang{lang}))
-            throw UsageError("cli.err.catalog_bad", {{"problem", f.origin + ": " + key}});
-        out.push_back(std::move(f));
-      }
+    std::size_t built_in = l.files.size();
+    try {
+      load_user_catalogs(extra, l.files);
+    } catch (const UsageError& e) {
+      l.error = e;
+      l.files.resize(built_in);
     }
   }
-  return out;
+  return l;
 }
 
-// Per language: full key -> pattern (later catalogs override earlier ones).
+const Loaded& loaded() {
+  static const Loaded l = load_all();
+  return l;
+}
+
+// Per language: full key -> pattern (later catalogs override earlier ones). After a failed
+// ATTNLAB_CATALOG_PATH, the built-in ones: the error is told with them.
 const std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>& by_language() {
   static const auto table = [] {
     std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>> t;
-    for (const CatalogFile& f : all_catalogs())
+    for (const CatalogFile& f : loaded().files)
       for (const auto& [k, v] : f.messages) t[f.lang][k] = v;
     return t;
   }();
@@ -202,11 +213,13 @@ std::vector<std::string> g_used_keys;
 }  // namespace
 
 const std::vector<CatalogFile>& all_catalogs() {
-  static const std::vector<CatalogFile> catalogs = load_all();
-  return catalogs;
+  const Loaded& l = loaded();
+  if (l.error) throw *l.error;
+  return l.files;
 }
 
 std::vector<std::string> available_languages() {
+  all_catalogs();  // a bad ATTNLAB_CATALOG_PATH is an error here, before any language is chosen
   std::set<std::string> codes{"qps"};
   for (const auto& [code, messages] : by_language()) codes.insert(code);
   return {codes.begin(), codes.end()};
@@ -244,11 +257,65 @@ const char* const kPseudoLower[26] = {"á", "ƀ", "ç", "ď", "é", "ƒ", "ĝ", 
 const char* const kPseudoUpper[26] = {"Á", "Ɓ", "Ç", "Ď", "É", "Ƒ", "Ĝ", "Ĥ", "Í", "Ĵ", "Ķ", "Ĺ", "Ṁ",
                                       "Ñ", "Ó", "Þ", "Ǫ", "Ŕ", "Š", "Ţ", "Ú", "Ṽ", "Ŵ", "Ẋ", "Ý", "Ž"};
 
+// A format spec attnlab passes to fmt: [[fill]align][sign][#][0][width][.precision][type], width
+// and precision of at most kMaxSpecNumber (a width of 2147483647 took fmt 15 s and 5.8 GB), no
+// nested {…}, no locale 'L', no 'c' (a number as a character). Whether it fits the value's type
+// is fmt's to say.
+bool spec_ok(std::string_view s) {
+  if (s.empty() || s.size() > 16 || s.find_first_of("{}") != std::string_view::npos) return false;
+  auto is_align = [](char c) { return c == '<' || c == '>' || c == '^'; };
+  auto lead = static_cast<unsigned char>(s[0]);
+  std::size_t fill = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+  std::size_t i = 0;
+  if (fill > 0 && fill < s.size() && is_align(s[fill])) {
+    for (std::size_t k = 1; k < fill; ++k)
+      if ((static_cast<unsigned char>(s[k]) & 0xC0) != 0x80) return false;
+    i = fill + 1;
+  } else if (is_align(s[0])) {
+    i = 1;
+  }
+  if (i < s.size() && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) ++i;
+  if (i < s.size() && s[i] == '#') ++i;
+  if (i < s.size() && s[i] == '0') ++i;
+  auto number = [&](bool required) {
+    std::size_t start = i;
+    int value = 0;
+    while (i < s.size() && i - start < 4 && std::isdigit(static_cast<unsigned char>(s[i]))) value = value * 10 + (s[i++] - '0');
+    return (i > start || !required) && i - start <= 3 && value <= kMaxSpecNumber;
+  };
+  if (!number(false)) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!number(true)) return false;
+  }
+  if (i < s.size() && s[i] != '\0' && std::strchr("bBdoxXaAeEfFgGs", s[i]) != nullptr) ++i;
+  return i == s.size();
+}
+
+// One placeholder of a message, as the formatter reads it.
+enum class UseKind { Plain, Spec, Plural, Select };
+struct Use {
+  std::string_view name;
+  UseKind kind;
+  std::string_view spec;  // UseKind::Spec: what follows ':'
+  std::size_t from, to;   // pattern[from, to) is the whole {…}
+};
+
+// The index of the first c in p[from, to), or npos.
+std::size_t find_in(std::string_view p, char c, std::size_t from, std::size_t to) {
+  std::size_t at = p.find(c, from);
+  return at < to ? at : std::string_view::npos;
+}
+
 struct Formatter {
   std::string_view pattern;
   const Args& args;
   const Lang& lang;
   bool pseudo;
+  // Set: the check mode. Every placeholder of every branch is recorded here, and no value is
+  // looked up; the message's grammar is checked exactly as formatting reads it.
+  std::vector<Use>* uses = nullptr;
+  mutable std::size_t at = 0;  // the '{' or '}' being read, for the check's report
 
   [[noreturn]] void fail(const std::string& why) const {
     throw std::logic_error(fmt::format("catalog message \"{}\": {}", pattern, why));
@@ -260,10 +327,10 @@ struct Formatter {
     else out += c;
   }
 
-  const ArgValue& arg(const std::string& name) const {
+  const ArgValue& arg(std::string_view name) const {
     for (const Arg& a : args)
       if (a.name == name) return a.value;
-    fail("uses {" + name + "} but the code passed no value of that name");
+    fail("uses {" + std::string(name) + "} but the code passed no value of that name");
   }
 
   static std::string plain(const ArgValue& v) {
@@ -273,22 +340,24 @@ struct Formatter {
     return fmt::format("{}", std::get<double>(v));
   }
 
-  std::string with_spec(const ArgValue& v, const std::string& spec) const {
+  std::string with_spec(const ArgValue& v, std::string_view spec) const {
     if (spec == ",") {
       if (auto* i = std::get_if<std::int64_t>(&v)) return with_commas(*i);
       if (auto* u = std::get_if<std::uint64_t>(&v)) return with_commas_u(*u);
       fail("{…:,} needs an integer");
     }
+    if (!spec_ok(spec)) fail("format spec ':" + std::string(spec) + "' is not one attnlab accepts");
+    std::string s(spec);
     try {  // a spec fmt refuses is a broken message: std::logic_error like every other
       if (auto* d = std::get_if<double>(&v)) {
-        if (spec.size() >= 3 && spec.size() <= 4 && spec[0] == '.' && spec.back() == 'f' &&
-            std::isdigit(static_cast<unsigned char>(spec[1])) && std::isdigit(static_cast<unsigned char>(spec[spec.size() - 2])))
-          return fixed(*d, std::atoi(spec.substr(1, spec.size() - 2).c_str()));
-        return fmt::format(fmt::runtime("{:" + spec + "}"), *d);
+        if (s.size() >= 3 && s.size() <= 4 && s[0] == '.' && s.back() == 'f' &&
+            std::isdigit(static_cast<unsigned char>(s[1])) && std::isdigit(static_cast<unsigned char>(s[s.size() - 2])))
+          return fixed(*d, std::atoi(s.substr(1, s.size() - 2).c_str()));
+        return fmt::format(fmt::runtime("{:" + s + "}"), *d);
       }
-      return std::visit([&](const auto& x) { return fmt::format(fmt::runtime("{:" + spec + "}"), x); }, v);
+      return std::visit([&](const auto& x) { return fmt::format(fmt::runtime("{:" + s + "}"), x); }, v);
     } catch (const fmt::format_error& e) {
-      fail(std::string("format spec ':") + spec + "': " + e.what());
+      fail("format spec ':" + s + "': " + e.what());
     }
   }
 
@@ -311,42 +380,55 @@ struct Formatter {
     fail("a '{' is never closed");
   }
 
-  void run(std::size_t from, std::size_t to, std::string& out, const std::string* hash) const {
+  // pattern[from, to) as text; `depth` counts the plural and select branches it is inside. Each
+  // character is read once per level it is nested in: linear, as the nesting is bounded.
+  void run(std::size_t from, std::size_t to, std::string& out, const std::string* hash, int depth) const {
+    if (depth > kMaxNesting) fail(fmt::format("plurals and selects nested more than {} deep", kMaxNesting));
     for (std::size_t i = from; i < to;) {
       char c = pattern[i];
       if (c == '{' && i + 1 < to && pattern[i + 1] == '{') { out += '{'; i += 2; continue; }
       if (c == '}' && i + 1 < to && pattern[i + 1] == '}') { out += '}'; i += 2; continue; }
       if (c == '#' && hash != nullptr) { out += *hash; ++i; continue; }
-      if (c == '}') fail("a '}' with no '{' (write }} for a brace)");
+      if (c == '}') {
+        at = i;
+        fail("a '}' with no '{' (write }} for a brace)");
+      }
       if (c != '{') {
         // Copy a whole UTF-8 sequence; only ASCII letters are pseudo-localized.
         literal(out, c);
         ++i;
         continue;
       }
+      at = i;
       std::size_t end = match_brace(i + 1);
-      placeholder(i + 1, end - 1, out);
+      placeholder(i + 1, end - 1, out, depth);
       i = end;
     }
   }
 
   // The inside of one {…}, pattern[from, to).
-  void placeholder(std::size_t from, std::size_t to, std::string& out) const {
+  void placeholder(std::size_t from, std::size_t to, std::string& out, int depth) const {
     std::size_t i = from;
     while (i < to && (std::isalnum(static_cast<unsigned char>(pattern[i])) || pattern[i] == '_')) ++i;
-    std::string name(pattern.substr(from, i - from));
+    std::string_view name = pattern.substr(from, i - from);
     if (name.empty()) fail("a placeholder without a name (write {{ for a brace)");
-    const ArgValue& v = arg(name);
-    if (i == to) { out += plain(v); return; }
-    if (pattern[i] == ':') { out += with_spec(v, std::string(pattern.substr(i + 1, to - i - 1))); return; }
+    if (i == to) {
+      if (uses != nullptr) uses->push_back({name, UseKind::Plain, {}, from - 1, to + 1});
+      else out += plain(arg(name));
+      return;
+    }
+    if (pattern[i] == ':') {
+      std::string_view spec = pattern.substr(i + 1, to - i - 1);
+      if (uses != nullptr) uses->push_back({name, UseKind::Spec, spec, from - 1, to + 1});
+      else out += with_spec(arg(name), spec);
+      return;
+    }
     if (pattern[i] != ',') fail("bad placeholder {" + std::string(pattern.substr(from, to - from)) + "}");
     // {name, plural|select, sel {…} sel {…} …}
-    std::size_t comma = pattern.find(',', i + 1);
-    if (comma == std::string_view::npos || comma > to) fail("{" + name + ", …} needs a kind and branches");
+    std::size_t comma = find_in(pattern, ',', i + 1, to);
+    if (comma == std::string_view::npos) fail("{" + std::string(name) + ", …} needs a kind and branches");
     std::string kind = trim(pattern.substr(i + 1, comma - i - 1));
     if (kind != "plural" && kind != "select") fail("unknown kind '" + kind + "' (plural or select)");
-    std::string want = plain(v);
-    std::string category = kind == "plural" ? (plural_one(v) ? "one" : "other") : want;
     struct Branch {
       std::string sel;
       std::size_t from, to;
@@ -355,24 +437,47 @@ struct Formatter {
     for (std::size_t k = comma + 1; k < to;) {
       while (k < to && pattern[k] == ' ') ++k;
       if (k >= to) break;
-      std::size_t open = pattern.find('{', k);
-      if (open == std::string_view::npos || open >= to) fail("a branch of {" + name + "} has no {text}");
+      std::size_t open = find_in(pattern, '{', k, to);
+      if (open == std::string_view::npos) fail("a branch of {" + std::string(name) + "} has no {text}");
       std::size_t close = match_brace(open + 1);
       branches.push_back({trim(pattern.substr(k, open - k)), open + 1, close - 1});
       k = close;
     }
+    if (std::none_of(branches.begin(), branches.end(), [](const Branch& b) { return b.sel == "other"; }))
+      fail("{" + std::string(name) + ", " + kind + "} needs an 'other' branch");
+    if (uses != nullptr) {  // check mode: every branch
+      uses->push_back({name, kind == "plural" ? UseKind::Plural : UseKind::Select, {}, from - 1, to + 1});
+      static const std::string kHash = "#";
+      for (const Branch& b : branches) run(b.from, b.to, out, kind == "plural" ? &kHash : nullptr, depth + 1);
+      return;
+    }
+    const ArgValue& v = arg(name);
+    std::string want = plain(v);
+    std::string category = kind == "plural" ? (plural_one(v) ? "one" : "other") : want;
     // An exact "=N" first, then the category (one/other, or the selected word), then other.
     const Branch* pick = nullptr;
     for (const std::string& want_sel : {"=" + want, category, std::string("other")})
       for (const Branch& b : branches)
         if (pick == nullptr && b.sel == want_sel) pick = &b;
-    if (std::none_of(branches.begin(), branches.end(), [](const Branch& b) { return b.sel == "other"; }))
-      fail("{" + name + ", " + kind + "} needs an 'other' branch");
-    std::size_t pick_from = pick->from, pick_to = pick->to;
     std::string hash_text = kind == "plural" ? want : std::string();
-    run(pick_from, pick_to, out, kind == "plural" ? &hash_text : nullptr);
+    run(pick->from, pick->to, out, kind == "plural" ? &hash_text : nullptr, depth + 1);
   }
 };
+
+// Every placeholder of every branch of a pattern; false (with `at` at the '{' or '}' where it
+// went wrong) when the pattern is malformed.
+bool scan(std::string_view pattern, std::vector<Use>& uses, std::size_t& at) {
+  static const Args none;
+  Formatter f{pattern, none, Lang::En, false, &uses};
+  std::string out;
+  try {
+    f.run(0, pattern.size(), out, nullptr, 0);
+    return true;
+  } catch (const std::logic_error&) {
+    at = f.at;
+    return false;
+  }
+}
 
 // The index just past the '}' that closes the '{' before `from`, or npos.
 std::size_t closing_brace(std::string_view p, std::size_t from) {
@@ -386,7 +491,8 @@ std::size_t closing_brace(std::string_view p, std::size_t from) {
 
 // Placeholders of a text: {name}, {name:spec}, and {name, kind, sel {text} …} whose branch texts
 // are texts again (their own words are not placeholders, their {placeholders} are).
-void collect_placeholders(std::string_view p, std::set<std::string>& names) {
+void collect_placeholders(std::string_view p, std::set<std::string>& names, int depth = 0) {
+  if (depth > kMaxNesting) return;
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (p[i] == '{' && i + 1 < p.size() && p[i + 1] == '{') { ++i; continue; }
     if (p[i] != '{') continue;
@@ -403,7 +509,7 @@ void collect_placeholders(std::string_view p, std::set<std::string>& names) {
         if (open == std::string_view::npos) break;
         std::size_t close = closing_brace(inner, open + 1);
         if (close == std::string_view::npos) break;
-        collect_placeholders(inner.substr(open + 1, close - open - 2), names);
+        collect_placeholders(inner.substr(open + 1, close - open - 2), names, depth + 1);
         k = close;
       }
     }
@@ -411,7 +517,152 @@ void collect_placeholders(std::string_view p, std::set<std::string>& names) {
   }
 }
 
+// ---- the check of a user's catalog ------------------------------------------------------------
+
+// The types a value can have, as bits: what the code passes is one of these.
+enum : unsigned { kInt = 1, kUint = 2, kReal = 4, kWord = 8, kAnyType = 15 };
+
+ArgValue sample_value(unsigned type) {
+  switch (type) {
+    case kInt: return std::int64_t{2};
+    case kUint: return std::uint64_t{2};
+    case kReal: return 2.5;
+    default: return std::string("word");
+  }
+}
+
+// The types `spec` formats ({x:spec}): fmt's verdict depends on the type alone, not the value.
+unsigned types_fitting(std::string_view spec) {
+  static const Args none;
+  Formatter f{spec, none, Lang::En, false};
+  unsigned ok = 0;
+  for (unsigned type : {kInt, kUint, kReal, kWord}) {
+    try {
+      f.with_spec(sample_value(type), spec);
+      ok |= type;
+    } catch (const std::exception&) {
+    }
+  }
+  return ok;
+}
+
+// What the built-in English message of a key says about one of its values.
+struct EnglishUse {
+  unsigned types = kAnyType;  // the types its format specs fit ({x:,}: integers)
+  bool plural = false;        // {x, plural, …}
+  bool select = false;        // {x, select, …}
+};
+using Reference = std::map<std::string, std::map<std::string, EnglishUse, std::less<>>, std::less<>>;
+
+const Reference& english_reference() {
+  static const Reference ref = [] {
+    Reference r;
+    for (const EmbeddedFile& e : embedded_files()) {
+      std::string name, lang;
+      if (e.path.substr(0, 9) != "catalogs/" || !split_catalog_path(e.path, name, lang) || lang != "en") continue;
+      CatalogFile f = parse_catalog(e.contents, name, lang, std::string(e.path));
+      for (const auto& [key, pattern] : f.messages) {
+        auto& values = r[key];
+        std::vector<Use> uses;
+        std::size_t at = 0;
+        if (!scan(pattern, uses, at)) continue;  // a broken built-in message fails the catalog tests
+        for (const Use& u : uses) {
+          EnglishUse& v = values[std::string(u.name)];
+          if (u.kind == UseKind::Spec) v.types &= types_fitting(u.spec);
+          if (u.kind == UseKind::Plural) v.plural = true;
+          if (u.kind == UseKind::Select) v.select = true;
+        }
+      }
+    }
+    for (auto& [key, values] : r)
+      for (auto& [name, v] : values)
+        if (v.types == 0) v.types = kAnyType;  // specs no type fits: the catalog tests fail on it
+    return r;
+  }();
+  return ref;
+}
+
+// At most `max` bytes of s, cut at a UTF-8 boundary, "..." where cut.
+std::string cut(std::string_view s, std::size_t max, bool keep_end = false) {
+  if (s.size() <= max) return std::string(s);
+  std::size_t n = max > 3 ? max - 3 : 0;
+  if (keep_end) {
+    std::size_t from = s.size() - n;
+    while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+    return "..." + std::string(s.substr(from));
+  }
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n)) + "...";
+}
+
+// "FILE:LINE: key: {placeholder}", within the 80 characters an error shows of a value: the
+// file's path gives way first (its end is kept), then the excerpt.
+std::string problem_at(const CatalogFile& f, const std::string& full_key, std::string_view excerpt) {
+  std::string key = full_key.compare(0, f.name.size() + 1, f.name + ".") == 0 ? full_key.substr(f.name.size() + 1) : full_key;
+  auto line = f.lines.find(full_key);
+  std::string tail = ":" + (line == f.lines.end() ? std::string("?") : std::to_string(line->second)) + ": " + cut(key, 40);
+  if (!excerpt.empty()) tail += ": " + cut(excerpt, 24);
+  constexpr std::size_t kShown = 80;
+  std::size_t room = tail.size() + 16 < kShown ? kShown - tail.size() : 16;
+  return cut(f.origin, room, true) + tail;
+}
+
 }  // namespace
+
+std::string check_user_catalog(const CatalogFile& f) {
+  const Reference& ref = english_reference();
+  std::map<std::string, unsigned, std::less<>> fitting;  // spec -> types_fitting(spec), once each
+  for (const auto& [key, pattern] : f.messages) {
+    auto english = ref.find(key);
+    if (english == ref.end()) return problem_at(f, key, "");  // the code never asks for it
+    if (pattern.size() > kMaxMessageBytes) return problem_at(f, key, pattern);
+    std::vector<Use> uses;
+    std::size_t at = 0;
+    if (!scan(pattern, uses, at)) return problem_at(f, key, std::string_view(pattern).substr(std::min(at, pattern.size())));
+    for (const Use& u : uses) {
+      std::string_view text = std::string_view(pattern).substr(u.from, u.to - u.from);
+      auto value = english->second.find(u.name);
+      if (value == english->second.end()) return problem_at(f, key, text);  // a value the code never passes
+      const EnglishUse& v = value->second;
+      bool ok = true;
+      if (u.kind == UseKind::Spec) {
+        auto it = fitting.find(u.spec);
+        if (it == fitting.end()) it = fitting.emplace(std::string(u.spec), types_fitting(u.spec)).first;
+        ok = (it->second & v.types) == v.types;  // every type the value may have
+      } else if (u.kind == UseKind::Plural) {
+        ok = v.plural || (v.types & kWord) == 0;  // a count: English pluralizes it or formats it as a number
+      } else if (u.kind == UseKind::Select) {
+        ok = v.select;  // a word English chooses by (true/false, a mode's name)
+      }
+      if (!ok) return problem_at(f, key, text);
+    }
+  }
+  return "";
+}
+
+std::vector<Args> sample_args(std::string_view key) {
+  const Reference& ref = english_reference();
+  auto english = ref.find(key);
+  if (english == ref.end()) return {};
+  // Round r gives each value the r-th type it may have (cycling through fewer), so every type of
+  // every value appears in some round.
+  std::vector<Args> out;
+  for (unsigned round = 0; round < 4; ++round) {
+    Args args;
+    bool fresh = false;
+    for (const auto& [name, v] : english->second) {
+      std::vector<unsigned> types;
+      for (unsigned type : {kInt, kUint, kReal, kWord})
+        if (v.types & type) types.push_back(type);
+      fresh = fresh || round < types.size();
+      args.push_back({name, std::string()});
+      args.back().value = sample_value(types[round % types.size()]);
+    }
+    if (round > 0 && !fresh) break;
+    out.push_back(std::move(args));
+  }
+  return out;
+}
 
 std::vector<std::string> placeholders(std::string_view pattern) {
   std::set<std::string> names;
@@ -422,7 +673,7 @@ std::vector<std::string> placeholders(std::string_view pattern) {
 std::string format_message(std::string_view pattern, const Args& args, const Lang& lang) {
   std::string out;
   Formatter f{pattern, args, lang, lang.code == "qps"};
-  f.run(0, pattern.size(), out, nullptr);
+  f.run(0, pattern.size(), out, nullptr, 0);
   return out;
 }
 

@@ -16,16 +16,21 @@
 //   {name}              the value as passed (integers plain, reals in shortest form)
 //   {name:,}            an integer with thousands separators: 2,359,296
 //   {name:.3f}          a real with 3 decimals (never "-0.000")
-//   {name:spec}         any other fmt format spec
+//   {name:spec}         any other fmt format spec: [[fill]align][sign][#][0][width][.precision][type],
+//                       width and precision at most kMaxSpecNumber, type one of bBdoxX aAeEfFgG s
 //   {n, plural, one {# key} other {# keys}}     plural rules are the catalog's: English has
 //                       one/other, Chinese only other; =0 {…} matches an exact number; # is n
 //   {flag, select, true {…} other {…}}          choose by a value (bools arrive as true/false)
 //   {{ and }}           literal braces;  \n  a line break
 //
+// Catalogs from ATTNLAB_CATALOG_PATH are checked when they load, against the built-in English
+// message of each key (the code passes the values that message uses): see check_user_catalog.
+//
 // Lookup: the run's language, then English. A key missing in English is a bug (std::logic_error),
 // and the catalog tests check every key and placeholder of every language. The pseudo-locale
 // "qps" (tests only) is English with every letter accented and every message in ⟦ ⟧, so a test
 // can spot any word that did not come through a catalog.
+#include <cstddef>
 #include <map>
 #include <string>
 #include <string_view>
@@ -43,10 +48,38 @@ struct CatalogFile {
   std::string origin;  // where it came from, for messages: "catalogs/mha/en.cat" or a path
   std::map<std::string, std::string> messages;  // full key "mha.split_heads.title" -> pattern
   std::vector<std::string> problems;            // duplicate keys, malformed lines
+  std::map<std::string, std::size_t> lines;     // full key -> the line that defines it
 };
 CatalogFile parse_catalog(std::string_view text, std::string name, std::string lang, std::string origin);
 
-// Every catalog: the embedded ones, then those under ATTNLAB_CATALOG_PATH (later ones win).
+// The limits of a catalog from ATTNLAB_CATALOG_PATH, so that loading and checking one stays fast.
+inline constexpr std::size_t kMaxCatalogFileBytes = std::size_t{1} << 20;  // a .cat file
+inline constexpr std::size_t kMaxMessageBytes = std::size_t{16} << 10;    // one message
+inline constexpr int kMaxSpecNumber = 200;  // width and precision in {x:spec} (any message)
+inline constexpr int kMaxNesting = 8;       // plurals and selects inside branches (any message)
+
+// The check a catalog from ATTNLAB_CATALOG_PATH passes before it is used; "" when it passes,
+// otherwise the problem as "FILE:LINE: key: {placeholder}". The built-in English message of each
+// key is the reference: the code passes exactly the values it uses, with types that fit its
+// format specs. A message of the user's catalog is refused when
+//   - its key is not a built-in English key, or it is longer than kMaxMessageBytes;
+//   - it is malformed (a stray brace, a plural or select without 'other', nesting past kMaxNesting);
+//   - it uses a placeholder the English message does not;
+//   - {x:spec} has a spec that fails for a type the English message allows x (a plain {x} may be
+//     an integer, a real or a word, so only fill, align and width fit it; {x:,} in English says
+//     x is an integer; {x:.3f} a real), or a width or precision over kMaxSpecNumber;
+//   - {x, plural, …} where English neither pluralizes x nor formats it as a number, or
+//     {x, select, …} where English does not select on x.
+// Every message it accepts formats with any values the code can pass (one pass over the message).
+std::string check_user_catalog(const CatalogFile& f);
+// Values for the built-in English message of `key`: one set per type each placeholder may have
+// (integer, real, word, as its format specs allow). For the tests and fuzz/fuzz_catalog.cpp.
+std::vector<Args> sample_args(std::string_view key);
+
+// Every catalog: the embedded ones, then those under ATTNLAB_CATALOG_PATH (later ones win). A
+// catalog there that cannot be read or fails its check is a UsageError, thrown by every call of
+// all_catalogs() and available_languages(); Text then uses the built-in catalogs alone, so that
+// the error itself can be told.
 const std::vector<CatalogFile>& all_catalogs();
 // The language codes that have at least one catalog, plus "qps"; sorted.
 std::vector<std::string> available_languages();

@@ -164,6 +164,9 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
   c.lr = o.lr;
   c.seed = static_cast<std::uint64_t>(o.seed);
   c.eval_every = std::max<std::size_t>(1, c.steps / 40);
+  // a text evaluation reads 32 windows of real text: at most every 25 steps (a short run, such as the
+  // first-steps reproduction test, would otherwise spend more time evaluating than training)
+  if (is_text) c.eval_every = std::max<std::size_t>(25, c.eval_every);
   const double numbers = train::train_memory_numbers(c);
   if (numbers > static_cast<double>(kMaxLessonElements) * work_cap_scale())
     throw UsageError("train.err.memory", {{"numbers", numbers}, {"max", static_cast<double>(kMaxLessonElements)},

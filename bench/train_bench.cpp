@@ -5,7 +5,7 @@
 //   build/attnlab_train_bench scale [threads]                    ms a step at B, T, C around the default
 //   build/attnlab_train_bench step L H C T B V [threads] [steps] [warmup]
 //       one training step (forward + backward + AdamW, the MLP on) of that shape on a fixed random
-//       batch: prints each timed step's wall ms and the median; bench/train_step_vs_torch.sh reads it
+//       batch: prints each timed step's wall and CPU ms and the median; bench/train_step_vs_torch.sh reads it
 // Timings are for a quiet machine; on a shared one the CPU time (all threads) says more than the wall.
 #include <algorithm>
 #include <chrono>
@@ -87,20 +87,24 @@ int step(int argc, char** argv) {
   attn::AdamW opt;
   opt.beta1 = 0.9, opt.beta2 = 0.98, opt.weight_decay = 0.01;
   attn::gpt::GptActs acts;
-  std::vector<double> grads, ms;
+  std::vector<double> grads, ms, cpu_ms;
   double first_loss = 0, last_loss = 0;
   for (std::size_t s = 0; s < warmup + steps; ++s) {
+    const double c0 = cpu_seconds();
     auto t0 = std::chrono::steady_clock::now();
     attn::gpt::gpt_forward(m, tokens.data(), targets.data(), B, T, acts);
     attn::gpt::gpt_backward(m, tokens.data(), targets.data(), acts, grads);
     attn::adamw_step(opt, m.params, grads, 1e-3, &decay);
     const double w = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double c = 1e3 * (cpu_seconds() - c0);
     if (s == 0) first_loss = acts.loss;
     last_loss = acts.loss;
-    if (s >= warmup) ms.push_back(w);
+    if (s >= warmup) ms.push_back(w), cpu_ms.push_back(c);
   }
   std::printf("steps_ms");
   for (double w : ms) std::printf(" %.3f", w);
+  std::printf("\nsteps_cpu_ms");  // CPU time of the process (all threads) in each step
+  for (double c : cpu_ms) std::printf(" %.3f", c);
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   const std::size_t n = sorted.size();
@@ -108,7 +112,7 @@ int step(int argc, char** argv) {
   attn::train::TrainConfig tc;
   tc.model = cfg, tc.batch = B;
   std::printf("\nattnlab f64  L %zu H %zu C %zu T %zu B %zu V %zu  threads %zu  params %zu  %.2f GFLOP/step  "
-              "ms/step median %.1f min %.1f max %.1f  loss %.4f -> %.4f\n",
+              "ms/step median %.2f min %.2f max %.2f  loss %.4f -> %.4f\n",
               L, H, C, T, B, V, attn::thread_count(), m.layout.total, attn::train::step_flops(tc) / 1e9, median,
               sorted.front(), sorted.back(), first_loss, last_loss);
   return 0;

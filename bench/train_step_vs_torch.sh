@@ -22,9 +22,10 @@
 # process, interleaved over ROUNDS rounds. Reported per contender: the median and range of all timed
 # steps, and attnlab / PyTorch (medians) at the same thread count. The load average is printed beside
 # the figures, and a running attnlab-train (a long training job) is named: such figures are contended.
-# At 2 threads PyTorch is also timed with OMP_WAIT_POLICY=PASSIVE ("P"): libgomp's default spins while
-# a thread waits, which on a machine where other jobs hold the CPUs makes PyTorch 3-5x slower than
-# at 1 thread; the passive run shows what PyTorch does without that penalty.
+# At 2 threads PyTorch is also timed with OMP_WAIT_POLICY=PASSIVE ("P"): with libgomp's default (spin
+# while waiting) beside OpenBLAS's own threads, Debian's torch measured slower at 2 threads than at 1 on
+# a quiet 2-core machine, and 3-5x slower than at 1 when other jobs held the CPUs; the passive run
+# shows what PyTorch does without that penalty.
 set -e
 cd "$(dirname "$0")/.."
 BENCH=${TRAIN_BENCH:-build/attnlab_train_bench}

@@ -38,6 +38,8 @@ void setup_flops(CLI::App& root);     // attnlab flops
 void setup_heads(CLI::App& root);     // attnlab heads (a real checkpoint's head roles)
 void setup_generate(CLI::App& root);  // attnlab generate (greedy decoding with a KV cache)
 void setup_train(CLI::App& root);     // attnlab train
+// attnlab train --study NAME: trains the study, `workers` runs at once (study_cmd.cpp).
+void run_study_command(const std::string& study, const std::string& json, std::size_t workers, bool quiet);
 
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).

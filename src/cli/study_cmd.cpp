@@ -9,7 +9,6 @@
 
 #include "commands.h"
 #include "corpus.h"
-#include "embedded_data.h"
 #include "errors.h"
 #include "table.h"
 #include "text.h"
@@ -21,7 +20,7 @@ void run_study_command(const std::string& study, const std::string& json, std::s
   if (study != "tradeoffs") throw UsageError("train.err.study", {{"flag", "--study"}, {"value", study}});
   if (!json.empty()) declare_output("--json", json);
   const Text& t = text();
-  const CorpusSplit split = split_corpus(std::string(*embedded_file(std::string("corpus/") + train::kStudyCorpus + ".txt")),
+  const CorpusSplit split = split_corpus(bundled_corpus(train::kStudyCorpus),
                                          train::kStudyMinCount, train::kStudyKeep);
   train::TextData data{split.train_ids, split.heldout_ids, split.vocab.tokens.size()};
   const bool show = !quiet && ::isatty(STDERR_FILENO) == 1;

@@ -28,6 +28,8 @@
 #include "tensor.h"
 #include "text.h"
 #include "trainer.h"
+#include "variant_checkpoint.h"
+#include "variant_trainer.h"
 
 namespace attn::cli {
 
@@ -49,6 +51,10 @@ struct TrainOptions {
   bool force = false;  // --force: --save may replace a folder that is not empty
   std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
   std::string study;            // --study tradeoffs: the chapter's variants over several seeds (study_cmd.cpp)
+  // The chapter's variants (src/math/decoder.h), --task text only; any of the four makes it a variant run.
+  std::string attention, pos, ffn, norm;
+  std::optional<std::int64_t> kv_heads, latent, rope_dim, d_ff;
+  bool variant() const { return !attention.empty() || !pos.empty() || !ffn.empty() || !norm.empty(); }
 };
 
 using train::kMaxTrainWork;  // trainer.h: about two minutes on two cores
@@ -70,7 +76,7 @@ void load_text(const TrainOptions& o, std::size_t keep, TextSetup& s) {
   s.name = o.corpus.empty() ? "en" : o.corpus;
   std::string text;
   if (s.name == "en" || s.name == "zh") {
-    text = std::string(*embedded_file("corpus/" + s.name + ".txt"));
+    text = bundled_corpus(s.name);
   } else {
     text = read_regular_file(s.name, kMaxCorpusBytes, "--corpus");
   }
@@ -436,6 +442,151 @@ void save(const train::TrainConfig& c, const train::TrainResult& r, const TextSe
   write_save_file("training.json", training_log(r, tx));
 }
 
+// ---- a variant (--attention, --pos, --ffn, --norm): src/math/decoder.h --------------------------
+
+decoder::DecoderConfig variant_config(const TrainOptions& o, const train::TrainConfig& c) {
+  auto bad = [](const char* flag, const std::string& value, const char* rule) {
+    return UsageError("train.err.variant", {{"flag", flag}, {"value", value}, {"rule", rule}});
+  };
+  if (c.task != train::Task::Text) throw bad("--attention", o.attention, "text_only");
+  if (o.init != "random") throw bad("--init", o.init, "no_init");
+  if (o.mlp || o.no_mlp) throw bad(o.mlp ? "--mlp" : "--no-mlp", "", "no_mlp");
+  decoder::DecoderConfig d;
+  d.vocab = c.model.vocab, d.n_positions = c.model.n_positions, d.d_model = c.model.d_model;
+  d.n_layer = c.model.n_layer, d.n_head = c.model.n_head;
+  const std::string a = o.attention.empty() ? "mha" : o.attention;
+  if (a == "mha") d.attention = decoder::Attention::Mha;
+  else if (a == "gqa") d.attention = decoder::Attention::Gqa;
+  else if (a == "mqa") d.attention = decoder::Attention::Mqa;
+  else if (a == "mla") d.attention = decoder::Attention::Mla;
+  else throw bad("--attention", a, "attention");
+  const std::string pos = o.pos.empty() ? "rope" : o.pos, ffn = o.ffn.empty() ? "swiglu" : o.ffn,
+                    norm = o.norm.empty() ? "rmsnorm" : o.norm;
+  if (pos != "rope" && pos != "learned") throw bad("--pos", pos, "pos");
+  if (ffn != "swiglu" && ffn != "gelu") throw bad("--ffn", ffn, "ffn");
+  if (norm != "rmsnorm" && norm != "layernorm") throw bad("--norm", norm, "norm");
+  d.positions = pos == "rope" ? decoder::Positions::Rope : decoder::Positions::Learned;
+  d.ffn = ffn == "swiglu" ? decoder::Ffn::Swiglu : decoder::Ffn::Gelu;
+  d.norm = norm == "rmsnorm" ? decoder::Norm::RmsNorm : decoder::Norm::LayerNorm;
+  auto size = [&](const char* flag, const std::optional<std::int64_t>& v, std::size_t fallback) -> std::size_t {
+    if (!v) return fallback;
+    if (*v < 1 || *v > (std::int64_t{1} << 20)) throw UsageError("cli.err.positive", {{"flag", flag}, {"value", *v}});
+    return static_cast<std::size_t>(*v);
+  };
+  d.n_kv_head = size("--kv-heads", o.kv_heads, 0);
+  if (o.kv_heads && d.attention != decoder::Attention::Gqa) throw bad("--kv-heads", fmt::format("{}", *o.kv_heads), "kv_heads_gqa");
+  if (d.attention == decoder::Attention::Gqa && (d.n_kv_head == 0 || d.n_head % d.n_kv_head != 0))
+    throw bad("--kv-heads", fmt::format("{}", d.n_kv_head), "kv_heads");
+  const bool mla = d.attention == decoder::Attention::Mla;
+  if (!mla && (o.latent || o.rope_dim)) throw bad(o.latent ? "--latent" : "--rope-dim", "", "mla_only");
+  d.kv_lora_rank = size("--latent", o.latent, mla ? d.d_model / 2 : 0);
+  const std::size_t hs = d.hs();
+  d.rope_dim = mla && d.positions == decoder::Positions::Rope ? size("--rope-dim", o.rope_dim, std::max<std::size_t>(2, hs / 2 / 2 * 2)) : 0;
+  if (mla && d.positions == decoder::Positions::Learned && o.rope_dim) throw bad("--rope-dim", "", "rope_dim_learned");
+  if (d.positions == decoder::Positions::Rope && (mla ? d.rope_dim : hs) % 2 != 0)
+    throw bad(mla ? "--rope-dim" : "--d-model", fmt::format("{}", mla ? d.rope_dim : hs), "rope_even");
+  // SwiGLU's width by LLaMA's rule (8d/3, up to a multiple of 16), GELU's 4d, unless --d-ff
+  d.d_ff = size("--d-ff", o.d_ff, d.ffn == decoder::Ffn::Swiglu ? (8 * d.d_model / 3 + 15) / 16 * 16 : 4 * d.d_model);
+  if (!decoder::check_config(d).empty()) throw bad("--attention", a, "other");
+  return d;
+}
+
+std::string variant_name(const decoder::DecoderConfig& d) {
+  const char* pos = d.positions == decoder::Positions::Rope ? "rope" : "learned";
+  const char* ffn = d.ffn == decoder::Ffn::Swiglu ? "swiglu" : "gelu";
+  const char* norm = d.norm == decoder::Norm::RmsNorm ? "rmsnorm" : "layernorm";
+  return fmt::format("{}, {}, {}, {}", decoder::attention_name(d), pos, ffn, norm);
+}
+
+void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextSetup& tx) {
+  const decoder::DecoderConfig d = variant_config(o, c);
+  if (!o.save.empty() && !train::llama_incompatibility(d).empty())
+    throw UsageError("train.err.variant_save", {{"flag", "--save"}, {"part", train::llama_incompatibility(d)}});
+  train::VariantRun r;
+  r.model = d;
+  r.batch = c.batch, r.steps = c.steps, r.warmup = c.warmup, r.lr = c.lr, r.seed = c.seed;
+  r.beta1 = c.beta1, r.beta2 = c.beta2, r.weight_decay = c.weight_decay, r.min_lr_ratio = c.min_lr_ratio;
+  r.eval_every = c.eval_every, r.eval_batch = c.eval_batch;
+  r.text = &tx.data;
+  const double step = train::variant_step_flops(r) + train::kStepWork;
+  const double work = step * static_cast<double>(r.steps),
+               max_work = (o.allow_long ? kLongTrainWork : kMaxTrainWork) * work_cap_scale();
+  if (work > max_work)
+    throw UsageError("train.err.work", {{"flops", work}, {"max", max_work}, {"flags", "--steps, --batch, --seq-len, --d-model, --layers, --d-ff"},
+                                        {"max_steps", static_cast<std::uint64_t>(std::floor(max_work / step))}});
+  if (!o.save.empty()) declare_save_folder("--save", o.save, o.force);
+  if (!o.json.empty()) declare_output("--json", o.json);
+  if (!o.html.empty()) declare_output("--html", o.html);
+  const Text& t = text();
+  Progress progress(t, o.quiet, r.batch * d.n_positions);
+  const train::VariantResult res = train::train_variant(r, [&](std::size_t s, std::size_t n, double loss) { progress(s, n, loss); });
+  const train::NgramLoss g = train::ngram_loss(tx.data.train, tx.data.heldout, tx.data.vocab);
+  const double ln2 = std::log(2.0);
+  std::string out = t("train.variant.title", {{"variant", variant_name(d)}}) + "\n";
+  out += "  " + t("train.task.text", {{"corpus", tx.name}, {"chars", tx.characters}, {"heldout", tx.heldout_characters},
+                                      {"min_count", tx.min_count}}) + "\n";
+  out += "  " + t("train.variant.model", {{"layers", d.n_layer}, {"heads", d.n_head}, {"kv_heads", d.kv_heads()},
+                                          {"d_model", d.d_model}, {"d_ff", d.F()}, {"vocab", d.vocab}, {"seq_len", d.n_positions},
+                                          {"params", res.model.layout.total}, {"cache", d.cache_per_token()}}) + "\n";
+  out += "  " + t("train.train_line", {{"batch", r.batch}, {"steps", r.steps}, {"lr", r.lr}, {"warmup", r.warmup},
+                                       {"seed", r.seed}, {"gflop", train::variant_step_flops(r) / 1e9}}) + "\n\n";
+  TextTable e;
+  e.header = {t("train.col.step"), t("train.col.eval_loss")};
+  e.right = {true, true};
+  const std::size_t every = std::max<std::size_t>(1, res.evals.size() / 10);
+  for (std::size_t i = 0; i < res.evals.size(); ++i)
+    if (i % every == 0 || i + 1 == res.evals.size()) e.rows.push_back({fmt::format("{}", res.evals[i].step), num(res.evals[i].loss)});
+  out += render_table(e) + "\n";
+  std::vector<Bar> b{{t("train.text.model"), res.heldout_loss / ln2, num(res.heldout_loss / ln2)},
+                     {t("train.text.bigram"), g.bigram / ln2, num(g.bigram / ln2)},
+                     {t("train.text.unigram"), g.unigram / ln2, num(g.unigram / ln2)}};
+  out += t("train.text.title", {{"chars", res.heldout_targets}}) + "\n" + bar_chart(b, 40);
+  out += "  " + t("train.text.verdict", {{"beats_bigram", res.heldout_loss < g.bigram}, {"model", res.heldout_loss / ln2},
+                                         {"bigram", g.bigram / ln2}, {"ratio", res.heldout_loss / g.bigram}}) + "\n";
+  nlohmann::ordered_json values = {{"corpus", tx.name}, {"characters", tx.characters}, {"heldout_characters", tx.heldout_characters},
+                                   {"heldout_targets", res.heldout_targets}, {"vocab", tx.vocab.tokens.size()},
+                                   {"heldout_loss", res.heldout_loss}, {"heldout_bpc", res.heldout_loss / ln2},
+                                   {"unigram_bpc", g.unigram / ln2}, {"bigram_bpc", g.bigram / ln2}};
+  nlohmann::ordered_json evals = nlohmann::ordered_json::array();
+  for (const train::VariantEval& v : res.evals) evals.push_back({{"step", v.step}, {"loss", v.loss}});
+  if (!o.save.empty()) {
+    const train::LlamaTensors lt = train::llama_tensors(res.model);
+    const bool f64 = o.dtype == "f64";
+    nlohmann::ordered_json extra = {{"attnlab_variant", variant_name(d)},
+                                    {"attnlab_corpus", {{"name", tx.name}, {"characters", tx.characters},
+                                                        {"heldout_characters", tx.heldout_characters},
+                                                        {"min_count", tx.min_count}, {"vocab", tx.vocab.tokens.size()}}},
+                                    {"attnlab_train", {{"batch", r.batch}, {"steps", r.steps}, {"lr", r.lr}, {"warmup", r.warmup},
+                                                       {"betas", {r.beta1, r.beta2}}, {"weight_decay", r.weight_decay},
+                                                       {"seed", r.seed}, {"schedule", "cosine"}}}};
+    write_save_file("config.json", train::llama_config_json(d, f64, extra.dump()));
+    write_save_file("model.safetensors", train::safetensors_bytes(lt.tensors, f64 ? train::SafeDtype::F64 : train::SafeDtype::F32,
+                                                                  {{"format", "pt"}}));
+    write_save_file("tokenizer.json", char_tokenizer_json(tx.vocab));
+    nlohmann::ordered_json log = {{"text", values}, {"loss_curve", res.loss_curve}, {"evals", evals}};
+    write_save_file("training.json", log.dump(1) + "\n");
+    out += "  " + t("train.variant.saved", {{"dir", o.save}}) + "\n";
+  }
+  if (!o.json.empty()) {
+    nlohmann::ordered_json j;
+    j["command"] = "train";
+    j["variant"] = variant_name(d);
+    j["config"] = {{"n_layer", d.n_layer}, {"n_head", d.n_head}, {"n_kv_head", d.kv_heads()}, {"d_model", d.d_model},
+                   {"head_dim", d.hs()}, {"d_ff", d.F()}, {"kv_lora_rank", d.kv_lora_rank}, {"rope_dim", d.rope_dim},
+                   {"vocab_size", d.vocab}, {"n_positions", d.n_positions}, {"batch", r.batch}, {"steps", r.steps},
+                   {"lr", r.lr}, {"warmup", r.warmup}, {"seed", r.seed}, {"parameters", res.model.layout.total},
+                   {"cache_per_token", d.cache_per_token()}};
+    j["text"] = values;
+    j["loss_curve"] = res.loss_curve;
+    j["evals"] = evals;
+    write_output("--json", o.json, j.dump(1) + "\n");
+  }
+  if (!o.html.empty())
+    write_page("--html", o.html, render_html_report({run_lang().code, t("train.html_title"), out, {}, t.all_of("render")}));
+  commit_outputs();
+  if (o.json != "-" && o.html != "-") emit(out);
+}
+
 void run_train(const TrainOptions& o) {
   if (!o.study.empty()) {
     if (o.threads && (*o.threads < 1 || *o.threads > 1024))
@@ -444,6 +595,7 @@ void run_train(const TrainOptions& o) {
   }
   TextSetup text_setup;
   train::TrainConfig c = resolve(o, text_setup);
+  if (o.variant()) return run_variant(o, c, text_setup);
   const TextSetup* tx = c.task == train::Task::Text ? &text_setup : nullptr;
   if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
   // every output checked, and its temporary file made, before the first step
@@ -496,6 +648,14 @@ void setup_train(CLI::App& root) {
   sub->add_option("--json", o->json, t("train.opt.json"));
   sub->add_option("--html", o->html, t("train.opt.html"));
   sub->add_option("--study", o->study, t("train.opt.study"));
+  sub->add_option("--attention", o->attention, t("train.opt.attention"));
+  sub->add_option("--kv-heads", o->kv_heads, t("train.opt.kv_heads"));
+  sub->add_option("--latent", o->latent, t("train.opt.latent"));
+  sub->add_option("--rope-dim", o->rope_dim, t("train.opt.rope_dim"));
+  sub->add_option("--pos", o->pos, t("train.opt.pos"));
+  sub->add_option("--ffn", o->ffn, t("train.opt.ffn"));
+  sub->add_option("--norm", o->norm, t("train.opt.norm"));
+  sub->add_option("--d-ff", o->d_ff, t("train.opt.d_ff"));
   add_lang_option(sub);
   sub->callback([o] { run_train(*o); });
 }

@@ -1,11 +1,21 @@
 #include "corpus.h"
 
+#include <stdexcept>
+
+#include "embedded_data.h"
+
 namespace attn {
 
 std::size_t code_points(const std::string& s) {
   std::size_t n = 0;
   for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
   return n;
+}
+
+std::string bundled_corpus(const std::string& name) {
+  const auto text = embedded_file("corpus/" + name + ".txt");
+  if (!text) throw std::logic_error("no bundled corpus " + name);
+  return std::string(*text);
 }
 
 CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::size_t keep) {

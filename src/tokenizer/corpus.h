@@ -23,4 +23,8 @@ std::size_t code_points(const std::string& s);
 
 CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::size_t keep);
 
+// A bundled corpus (data/corpus/NAME.txt: "en", the King James Bible; "zh", classical Chinese
+// poetry); std::logic_error if no such text was bundled.
+std::string bundled_corpus(const std::string& name);
+
 }  // namespace attn

@@ -1,0 +1,56 @@
+// Lesson tradeoffs: read from the shipped study, every verdict follows from the numbers it shows.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "lesson_args.h"
+#include "run_cli.h"
+#include "tradeoffs_study.h"
+
+using namespace attn;
+
+TEST_CASE("lesson tradeoffs shows every variant's seeds and computes each verdict from them") {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Trace t = run_lesson("tradeoffs");
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
+  const train::StudyResults shipped = train::bundled_study_results();
+  const Tensor& losses = t.at("heldout_loss").tensor;  // (K, S)
+  REQUIRE(losses.dim(0) == shipped.variants.size());
+  REQUIRE(losses.dim(1) == std::size(train::kStudySeeds));
+  for (std::size_t k = 0; k < shipped.variants.size(); ++k)
+    for (std::size_t s = 0; s < losses.dim(1); ++s) CHECK(losses(k, s) == shipped.runs[k * losses.dim(1) + s].heldout_loss);
+  // every verdict sentence says "within the spread" exactly when the medians differ by no more than a range
+  const Step* verdicts = nullptr;
+  for (const Step& s : t.steps)
+    if (s.id == "verdicts") verdicts = &s;
+  REQUIRE(verdicts != nullptr);
+  REQUIRE(verdicts->notes.size() == 4);
+  const std::vector<std::pair<std::size_t, std::size_t>> pairs = {{0, 1}, {0, 2}, {0, 3}, {4, 0}};
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    std::vector<double> a, b;
+    for (std::size_t s = 0; s < losses.dim(1); ++s) {
+      a.push_back(losses(pairs[i].first, s));
+      b.push_back(losses(pairs[i].second, s));
+    }
+    const train::Comparison c = train::compare_spreads(train::seed_spread(a), train::seed_spread(b));
+    INFO(verdicts->notes[i]);
+    CHECK((verdicts->notes[i].find("within the spread of 3 seeds") != std::string::npos) == c.within);
+  }
+}
+
+TEST_CASE("lesson tradeoffs speaks Chinese and refuses a stray --variant") {
+  TestConfig zh;
+  zh.lang = Lang{"zh"};
+  const Trace t = run_lesson("tradeoffs", zh);
+  bool found = false;
+  for (const Step& s : t.steps)
+    if (s.id == "verdicts") found = s.title.find("结论") != std::string::npos;
+  CHECK(found);
+  const CliResult r = run_cli("lesson tradeoffs --variant mqa");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("--variant") != std::string::npos);
+  const CliResult bad = run_cli("lesson tradeoffs --retrain --variant nope");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("mla-32") != std::string::npos);
+}

@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "corpus.h"
@@ -51,22 +50,7 @@ TEST_CASE("seed spreads and comparisons match a hand computation") {
   CHECK(seed_spread({1.0, 3.0, 2.0, 10.0}).median == 2.5);
 }
 
-TEST_CASE("study timing", "[.timing]") {
-  const CorpusSplit split = split_corpus(bundled_corpus("en"), kStudyMinCount, kStudyKeep);
-  TextData data{split.train_ids, split.heldout_ids, split.vocab.tokens.size()};
-  for (const StudyVariant& v : study_variants(data.vocab)) {
-    VariantRun r = study_run(v.model, 1, &data);
-    r.steps = 40;
-    r.warmup = 10;
-    const auto t0 = std::chrono::steady_clock::now();
-    VariantResult out = train_variant(r);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    WARN(v.id << ": " << s << " s for 40 steps + held-out; loss " << out.loss_curve.front() << " -> " << out.loss_curve.back()
-              << " heldout " << out.heldout_loss);
-  }
-}
-
-TEST_CASE("the shipped study's first 50 steps are reproduced byte for byte (MLA, seed 2)", "[slow]") {
+TEST_CASE("the trade-offs study reproduces the shipped results' first 50 steps byte for byte (MLA, seed 2)", "[slow]") {
   const StudyResults shipped = bundled_study_results();
   REQUIRE(shipped.runs.size() == shipped.variants.size() * std::size(kStudySeeds));
   const CorpusSplit split = split_corpus(bundled_corpus(shipped.corpus), kStudyMinCount, kStudyKeep);

@@ -10,6 +10,7 @@
 #include "lesson.h"
 #include "specialize_runs.h"
 #include "tasks.h"
+#include "seed_stats.h"
 
 namespace attn {
 
@@ -163,6 +164,32 @@ void step_heads(LessonRecorder& r, const Specialize& s) {
   r.note("heads.note");
 }
 
+// The same two runs at every shipped seed (data/specialize/seeds.json): what holds across seeds.
+void step_seeds(LessonRecorder& r) {
+  const std::vector<train::SeedOutcome> runs = train::bundled_seed_outcomes();
+  r.step("seeds", {{"seeds", runs.size()}, {"heads", train::kSpecializeHeads}});
+  Table t{{r.t("seeds.col.seed"), r.t("seeds.col.loss_1"), r.t("seeds.col.loss_4"), r.t("seeds.col.lower")}, {}};
+  std::vector<double> one, many, seeds;
+  std::size_t many_lower = 0;
+  std::string one_lower_at;
+  for (const train::SeedOutcome& o : runs) {
+    const bool four = o.loss_many < o.loss_one;
+    many_lower += four;
+    if (!four) one_lower_at += (one_lower_at.empty() ? "" : ", ") + std::to_string(o.seed);
+    t.rows.push_back({I(o.seed), o.loss_one, o.loss_many,
+                      four ? r.t("seeds.heads", {{"heads", train::kSpecializeHeads}}) : r.t("seeds.heads", {{"heads", 1}})});
+    one.push_back(o.loss_one), many.push_back(o.loss_many), seeds.push_back(static_cast<double>(o.seed));
+  }
+  r.tensor("seeds", vec(seeds));                 // (S)
+  r.tensor("seeds_loss_1_head", vec(one));       // (S)
+  r.tensor("seeds_loss_4_heads", vec(many));     // (S)
+  r.table(t);
+  const train::SeedSpread a = train::seed_spread(one), b = train::seed_spread(many);
+  r.note("seeds.note", {{"seeds", runs.size()}, {"heads", train::kSpecializeHeads}, {"many_lower", many_lower},
+                        {"all", many_lower == runs.size()}, {"one_lower_at", one_lower_at},
+                        {"m1", a.median}, {"lo1", a.lo}, {"hi1", a.hi}, {"m4", b.median}, {"lo4", b.lo}, {"hi4", b.hi}});
+}
+
 Trace run(const SpecializeOptions& c) {
   LessonRecorder r("specialize", c.lang, {"specialize"});
   Specialize s = compute(c);
@@ -177,6 +204,7 @@ Trace run(const SpecializeOptions& c) {
   step_training(r, s);
   step_final(r, s);
   step_heads(r, s);
+  step_seeds(r);
   r.step("why");
   r.note("why.note_friend", {{"steps", s.one.config.steps}, {"loss_1", s.one.result.evals.back().loss},
                              {"loss_4", s.many.result.evals.back().loss}, {"heads", s.many.config.model.n_head}});

@@ -9,6 +9,7 @@
 
 #include "errors.h"
 #include "lesson.h"
+#include "seed_stats.h"
 #include "specialize_runs.h"
 #include "symmetry.h"
 
@@ -276,6 +277,30 @@ void step_real_heads(LessonRecorder& r, const RealRuns& m) {
   r.note("real_heads.note");
 }
 
+// The three real runs at every shipped seed (data/specialize/seeds.json): the clones stay copies at
+// every seed (the argument does not depend on the draw); how they fare against a random start does.
+void step_seeds(LessonRecorder& r) {
+  const std::vector<train::SeedOutcome> runs = train::bundled_seed_outcomes();
+  r.step("seeds", {{"seeds", runs.size()}, {"heads", train::kSpecializeHeads}});
+  Table t{{r.t("seeds.col.seed"), r.t("seeds.col.random"), r.t("seeds.col.clones"), r.t("seeds.col.gap")}, {}};
+  std::vector<double> random, clones;
+  std::size_t identical = 0, clones_higher = 0;
+  double gap = 0.0;
+  for (const train::SeedOutcome& o : runs) {
+    identical += o.clone_gap_max == 0.0;
+    clones_higher += o.loss_clones > o.loss_many;
+    gap = std::max(gap, o.clone_gap_max);
+    t.rows.push_back({I(o.seed), o.loss_many, o.loss_clones, o.clone_gap_max});
+    random.push_back(o.loss_many), clones.push_back(o.loss_clones);
+  }
+  r.tensor("seeds_loss_random", vec(random));   // (S)
+  r.tensor("seeds_loss_clones", vec(clones));   // (S)
+  r.table(t);
+  const train::SeedSpread a = train::seed_spread(random), b = train::seed_spread(clones);
+  r.note("seeds.note", {{"seeds", runs.size()}, {"identical", identical}, {"gap", gap}, {"clones_higher", clones_higher},
+                        {"mr", a.median}, {"lor", a.lo}, {"hir", a.hi}, {"mc", b.median}, {"loc", b.lo}, {"hic", b.hi}});
+}
+
 Trace run(const SymmetryOptions& c) {
   LessonRecorder r("symmetry", c.lang, {"symmetry"});
   std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
@@ -300,6 +325,7 @@ Trace run(const SymmetryOptions& c) {
   step_real_setup(r, real);
   step_real_train(r, real);
   step_real_heads(r, real);
+  step_seeds(r);
   return r.finish();
 }
 

@@ -114,7 +114,8 @@ void step_question(LessonRecorder& r, const Tradeoffs& s) {
   r.tensor("cache_per_token_layer", vec(cache));   // (K)
   r.table(t);
   const auto [lo, hi] = std::minmax_element(params.begin(), params.end());
-  r.note("question.note_matched", {{"lo", *lo}, {"hi", *hi}, {"diff", *hi - *lo}, {"share", (*hi - *lo) / *lo}});
+  r.note("question.note_matched", {{"lo", static_cast<std::size_t>(*lo)}, {"hi", static_cast<std::size_t>(*hi)},
+                                   {"diff", static_cast<std::size_t>(*hi - *lo)}, {"share", 100 * (*hi - *lo) / *lo}});
 }
 
 void step_results(LessonRecorder& r, const Tradeoffs& s) {
@@ -138,7 +139,7 @@ void step_results(LessonRecorder& r, const Tradeoffs& s) {
       if (run.variant == res.variants[k].id) secs.push_back(run.seconds);
     const train::SeedSpread& sp = s.spread[k];
     t.rows.push_back({label(r, res.variants[k]), l[0], l[1], l[2], sp.median, sp.median / ln2, sp.range(),
-                      train::seed_spread(secs).median});
+                      I(static_cast<std::size_t>(std::lround(train::seed_spread(secs).median)))});
     medians.push_back(sp.median);
   }
   std::vector<std::string> ids, seeds;
@@ -204,7 +205,10 @@ void step_cache(LessonRecorder& r, const Tradeoffs& s) {
 // One verdict: `other` against `base`, in words computed from the two seed spreads.
 void verdict(LessonRecorder& r, Table& t, const Tradeoffs& s, std::size_t base, std::size_t other, const std::string& key) {
   const train::Comparison c = train::compare_spreads(s.spread[base], s.spread[other]);
-  const std::string a = label(r, s.results.variants[other]), b = label(r, s.results.variants[base]);
+  // the FFN claim is named by its FFNs (both models have MHA); the attention claims by their variants
+  const bool ffn = key == "swiglu";
+  const std::string a = ffn ? r.t("verdicts.swiglu") : label(r, s.results.variants[other]),
+                    b = ffn ? r.t("verdicts.gelu") : label(r, s.results.variants[base]);
   const std::size_t S = std::size(train::kStudySeeds);
   t.rows.push_back({r.t("verdicts.pair." + key), c.diff, c.spread,
                     r.t("verdicts.short", {{"within", c.within}, {"lower", c.diff < 0}, {"ratio", c.ratio}})});

@@ -12,14 +12,30 @@
 #include "errors.h"
 #include "table.h"
 #include "text.h"
+#include "specialize_runs.h"
 #include "tradeoffs_study.h"
 
 namespace attn::cli {
 
 void run_study_command(const std::string& study, const std::string& json, std::size_t workers, bool quiet) {
-  if (study != "tradeoffs") throw UsageError("train.err.study", {{"flag", "--study"}, {"value", study}});
+  if (study != "tradeoffs" && study != "specialize") throw UsageError("train.err.study", {{"flag", "--study"}, {"value", study}});
   if (!json.empty()) declare_output("--json", json);
   const Text& t = text();
+  if (study == "specialize") {  // lessons specialize and symmetry: the same runs at several seeds
+    const std::vector<train::SeedOutcome> runs = train::specialize_seed_runs(workers);
+    TextTable tab;
+    tab.header = {t("train.study.col.seed_only"), t("train.study.col.loss_one"), t("train.study.col.loss_many"),
+                  t("train.study.col.loss_clones"), t("train.study.col.gap")};
+    tab.right.assign(tab.header.size(), true);
+    for (const train::SeedOutcome& o : runs)
+      tab.rows.push_back({fmt::format("{}", o.seed), fmt::format("{:.4f}", o.loss_one), fmt::format("{:.4f}", o.loss_many),
+                          fmt::format("{:.4f}", o.loss_clones), fmt::format("{:g}", o.clone_gap_max)});
+    const std::string out = t("train.study.specialize_title", {{"seeds", runs.size()}}) + "\n" + render_table(tab);
+    if (!json.empty()) write_output("--json", json, train::seed_outcomes_json(runs));
+    commit_outputs();
+    if (json != "-") emit(out);
+    return;
+  }
   const CorpusSplit split = split_corpus(bundled_corpus(train::kStudyCorpus),
                                          train::kStudyMinCount, train::kStudyKeep);
   train::TextData data{split.train_ids, split.heldout_ids, split.vocab.tokens.size()};

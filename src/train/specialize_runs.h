@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "recorded_run.h"
 
@@ -28,5 +30,23 @@ double specialize_run_flops(std::size_t heads, bool symmetric, std::uint64_t see
 // The run: bundled when seed is kSpecializeSeed, heads is 1 or kSpecializeHeads and retrain is
 // false; trained now otherwise.
 RecordedRun specialize_run(std::size_t heads, bool symmetric, std::uint64_t seed, bool retrain);
+
+// ---- the same three runs at several seeds (a claim about training is a claim about many runs) ----
+// The shipped seed first, then four more. data/specialize/seeds.json holds their outcomes, written
+// by `attnlab train --study specialize --json …`; lessons specialize and symmetry read it.
+inline constexpr std::uint64_t kSpecializeSeeds[] = {42, 1, 2, 3, 4};
+
+struct SeedOutcome {
+  std::uint64_t seed = 0;
+  // final evaluation loss and accuracy: 1 head, kSpecializeHeads heads, the same from clones
+  double loss_one = 0, accuracy_one = 0, loss_many = 0, accuracy_many = 0, loss_clones = 0, accuracy_clones = 0;
+  double clone_gap_max = 0;  // the largest gap between the clones at any step (0: identical throughout)
+};
+// Trains the three runs at every seed, `workers` runs at once (each on one thread).
+std::vector<SeedOutcome> specialize_seed_runs(std::size_t workers);
+std::string seed_outcomes_json(const std::vector<SeedOutcome>& runs);
+// std::runtime_error naming what is wrong if it is not such a document.
+std::vector<SeedOutcome> parse_seed_outcomes(std::string_view json);
+std::vector<SeedOutcome> bundled_seed_outcomes();  // data/specialize/seeds.json
 
 }  // namespace attn::train

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "seed_stats.h"
 #include "variant_trainer.h"
 
 namespace attn::train {
@@ -63,19 +64,5 @@ std::string study_results_json(const StudyResults& r);
 StudyResults parse_study_results(std::string_view json);
 // The bundled results (data/tradeoffs/results.json).
 StudyResults bundled_study_results();
-
-// ---- the statistics the verdicts are computed from ---------------------------------------------
-struct SeedSpread {
-  double median = 0.0, lo = 0.0, hi = 0.0;  // over the seeds
-  double range() const { return hi - lo; }
-};
-SeedSpread seed_spread(std::vector<double> values);
-// other − base on the medians, against the larger of the two seed ranges: within the spread when
-// |diff| ≤ that range; otherwise ratio = |diff| / range (0 when the range is 0).
-struct Comparison {
-  double diff = 0.0, spread = 0.0, ratio = 0.0;
-  bool within = true;
-};
-Comparison compare_spreads(const SeedSpread& base, const SeedSpread& other);
 
 }  // namespace attn::train

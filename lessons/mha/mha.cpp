@@ -101,9 +101,14 @@ void step_rope(LessonRecorder& r, const RealInput& in, const Mha& m, const std::
 
 // The steps move each tensor into the trace when they record it (a 768/12/1024 run holds one
 // copy of its numbers, not two) and read it back from there.
-void step_input(LessonRecorder& r, Mha& m, const std::vector<std::string>& tokens, bool real = false) {
+// source: "given" (--tokens), else the chapter's sentence, "padded" when --seq-len runs past its words.
+void step_input(LessonRecorder& r, Mha& m, const std::vector<std::string>& tokens, bool real = false, bool given = false) {
   if (real) r.step("input_real");
-  else r.step("input", {{"placeholders", tokens.size() > 8}});
+  else {
+    const std::size_t words = chapter_tokens(r.lang(), kMaxTensorElements).size();
+    r.step("input", {{"source", given ? "given" : tokens.size() > words ? "padded" : "chapter"}, {"words", words},
+                     {"next", words + 1}, {"next2", words + 2}});
+  }
   r.tensor("X", std::move(m.X), {.rows = tokens});
 }
 
@@ -266,7 +271,7 @@ Trace run(const MhaOptions& c) {
   Mha m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
   compute_checks(d, m);
 
-  step_input(r, m, tokens);
+  step_input(r, m, tokens, false, c.tokens.has_value());
   note_d_model_derived(r, d.d_model_derived, d.D, d.H);
   step_project(r, d, m, tokens);
   step_split_heads(r, d, m, tokens);

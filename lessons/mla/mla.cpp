@@ -121,7 +121,8 @@ void step_input(LessonRecorder& r, const MlaDims& d, const Mla& m, const Labels&
 }
 
 void step_compress(LessonRecorder& r, const MlaDims& d, const Mla& m, const Labels& rows) {
-  r.step("compress", {{"d_model", d.D}, {"d_c", d.C}, {"heads", d.H}, {"mha", 2 * d.H * d.Dh}});
+  r.step("compress", {{"d_model", d.D}, {"d_c", d.C}, {"heads", d.H}, {"mha", 2 * d.H * d.Dh},
+                      {"shape", d.C < d.D ? "narrower" : d.C == d.D ? "same" : "wider"}});
   r.tensor("W_DKV", m.w.W_DKV);        // (D, C)
   r.tensor("c_KV", m.n.c_KV, rows);    // (T, C)
 

@@ -135,6 +135,7 @@ void step_split_heads(LessonRecorder& r, const HeadDims& d, Mha& m, const std::v
   double diff = max_abs_diff(Q_1_direct, slice0(Q_heads, 0));
   r.value("head1_check", diff, {{"real", real}});
   r.note("split_heads.note", {{"diff", diff}});
+  r.note("split_heads.note_seed", {{"d_model", d.D}, {"d_k", d.Dk}});
 }
 
 void step_attention(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens,

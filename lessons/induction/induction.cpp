@@ -212,7 +212,10 @@ using train::BestHead;
 
 std::string head_list(const LessonRecorder& r, const std::vector<std::pair<std::size_t, std::size_t>>& heads) {
   std::string out;
-  for (auto [l, h] : heads) out += (out.empty() ? "" : ", ") + r.t("head_name", {{"layer", l + 1}, {"head", h + 1}});
+  for (auto [l, h] : heads) {
+    std::string name = r.t("head_name", {{"layer", l + 1}, {"head", h + 1}});
+    out = out.empty() ? name : r.t("head_join", {{"list", out}, {"item", name}});  // ", " in en, "、" in zh
+  }
   return out;
 }
 

@@ -122,10 +122,14 @@ void step_setup(LessonRecorder& r, const Setup& s, const Symmetry& m, const std:
   r.tensor("Y", m.Y, {.rows = tokens});
 }
 
-void step_init(LessonRecorder& r, const Symmetry& m) {
+void step_init(LessonRecorder& r, const Setup& s, const Symmetry& m) {
   r.step("init", {{"std", kInitStd}});
   r.tensor("W_Q_identical", m.st.identical.W_Q);
   r.tensor("W_Q_random", m.st.random.W_Q);
+  // The conversation's Xavier and Kaiming, for this layer's d_model × d_model matrices (normal forms).
+  const double d = static_cast<double>(s.D);
+  r.note("init.note_schemes", {{"d", s.D}, {"xavier", std::sqrt(2.0 / (d + d))}, {"kaiming", std::sqrt(2.0 / d)},
+                               {"std", kInitStd}});
 }
 
 void step_gradients(LessonRecorder& r, const Setup& s, const Symmetry& m) {
@@ -138,6 +142,7 @@ void step_gradients(LessonRecorder& r, const Setup& s, const Symmetry& m) {
   for (std::size_t i = 0; i < 4; ++i) t.rows.push_back({std::string(names[i]), d_same[i], d_diff[i], g_zero[i]});
   r.table(t);
   r.tensor("dW_V_identical", m.same.first_grads.W_V);
+  r.note("gradients.note_one_loss");
 }
 
 void step_train(LessonRecorder& r, const Setup& s, const Symmetry& m) {
@@ -302,7 +307,7 @@ Trace run(const SymmetryOptions& c) {
 
   step_setup(r, s, m, tokens);
   note_d_model_derived(r, !c.d_model && s.D != 8, s.D, s.H);
-  step_init(r, m);
+  step_init(r, s, m);
   step_gradients(r, s, m);
   step_train(r, s, m);
   step_final(r, m, tokens);

@@ -214,7 +214,7 @@ std::string head_list(const LessonRecorder& r, const std::vector<std::pair<std::
   std::string out;
   for (auto [l, h] : heads) {
     std::string name = r.t("head_name", {{"layer", l + 1}, {"head", h + 1}});
-    out = out.empty() ? name : r.t("head_join", {{"list", out}, {"item", name}});  // ", " in en, "、" in zh
+    out = out.empty() ? name : r.t("head_join", {{"list", out}, {"item", name}});  // the language joins the list (head_join)
   }
   return out;
 }

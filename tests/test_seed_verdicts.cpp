@@ -93,3 +93,28 @@ TEST_CASE("claims never shown: one loss, not one per head; Xavier and Kaiming be
     CHECK(has(i, "Xavier 或 Kaiming"));
   }
 }
+
+TEST_CASE("claims never shown: the conversation's Base 8/12, Large 16 heads beside published configurations", "[wording][seed][mha]") {
+  for (const char* lang : {"en", "zh"}) {
+    INFO(lang);
+    TestConfig c;
+    c.lang = Lang{lang};
+    const std::string n = notes_of(run_lesson("mha", c), "params");
+    CHECK(has(n, "Base 模型：通常有 8 个或 12 个头。Large 模型：通常有 16 个头"));
+    CHECK(has(n, lang == std::string("en") ? "8 and 12 heads in the base sizes, 16 in the large ones, 96 in GPT-3"
+                                           : "base 规模是 8 个和 12 个头，large 规模是 16 个，GPT-3 是 96 个"));
+    CHECK(has(n, lang == std::string("en") ? "stays between 64 and 128" : "始终在 64 到 128 之间"));
+  }
+}
+
+TEST_CASE("claims never shown: Qwen3 uses GQA below 14B too, and came out in April 2025", "[wording][seed][gqa]") {
+  TestConfig c;
+  const std::string en = notes_of(run_lesson("gqa", c), "in_practice");
+  CHECK(has(en, "在 14B 以上的大尺寸模型中"));
+  CHECK(has(en, "Qwen3 came out at the end of April 2025"));
+  CHECK(has(en, "Qwen3 8B has 32 query heads sharing 8 KV heads"));
+  c.lang = Lang{"zh"};
+  const std::string zh = notes_of(run_lesson("gqa", c), "in_practice");
+  CHECK(has(zh, "Qwen3 于 2025 年 4 月底发布"));
+  CHECK(has(zh, "Qwen3 8B 有 32 个查询头共享 8 个 KV 头"));
+}

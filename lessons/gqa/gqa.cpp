@@ -26,6 +26,10 @@ void closing(LessonRecorder& r, const KvDims&, const KvRun&) {
                          {"n", presets.size()}});
   preset_cache_table(r, presets);
   r.note("in_practice.note");
+  // The conversation's "Qwen 3 (2025.05): GQA in the sizes of 14B and up", against two Qwen3 presets.
+  const ModelConfig q8 = load_preset("qwen3-8b"), q30 = load_preset("qwen3-30b-a3b");
+  r.note("in_practice.note_qwen3", {{"small", q8.title}, {"small_h", q8.n_h}, {"small_g", q8.n_g},
+                                    {"large", q30.title}, {"large_h", q30.n_h}, {"large_g", q30.n_g}});
 }
 
 void bind(OptionBinder& b, KvOptions& o) {

@@ -81,3 +81,14 @@ TEST_CASE("zh: kv-memory's table headers and gelu's settings line are in Chinese
   CHECK(!has(gelu.out, "=chapter"));
   CHECK(has(run_cli("lesson gelu --lang en --color never --step values").out, "values=chapter"));
 }
+
+TEST_CASE("zh: an HTML chart's legend gives each series' meaning in the run's language", "[wording][zh][html]") {
+  // Before: the legend showed only the tensor names (curve_gelu, curve_silu, …).
+  const std::string page = "/tmp/attnlab_test_zh_legend_" + std::to_string(::getpid()) + ".html";
+  CliResult r = run_cli("lesson gelu --lang zh --html " + page);
+  REQUIRE(r.code == 0);
+  const std::string html = slurp(page);
+  std::remove(page.c_str());
+  CHECK(has(html, "<code>curve_gelu</code><span>GELU 精确</span>"));
+  CHECK(has(html, "<code>curve_silu</code><span>SiLU</span>"));
+}

@@ -45,7 +45,7 @@ struct TestConfig {
   Lang lang = Lang::En;
   std::int64_t seed = 42;
   bool causal = false;
-  std::optional<std::string> tokens, x, values, activation;
+  std::optional<std::string> tokens, x, values, activation, ablate;
   std::optional<std::int64_t> seq_len, d_model, heads, kv_heads, head_dim, d_ff, latent_dim, q_latent_dim, rope_dim,
       multiple_of, steps, top_k;
   std::optional<double> lr;
@@ -65,6 +65,7 @@ inline Trace run_lesson(const std::string& name, const TestConfig& c = {}) {
   opt("--x", c.x);
   opt("--values", c.values);
   opt("--activation", c.activation);
+  opt("--ablate", c.ablate);
   opt("--seq-len", c.seq_len);
   opt("--d-model", c.d_model);
   opt("--heads", c.heads);

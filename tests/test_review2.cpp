@@ -101,17 +101,22 @@ TEST_CASE("review2: mla with one token does not claim a mismatch it cannot show"
   c.seq_len = 1;
   const Trace t1 = run_lesson("mla", c);
   const Step& one = step(t1, "rope_on_latent");
-  REQUIRE(one.notes.size() == 1);
+  // The second note is the verdict on the conversation's "位置信息会乱掉" (issue 29), with no mismatch
+  // to quote when there is one token.
+  REQUIRE(one.notes.size() == 2);
   CHECK(one.notes[0] == en("mla.rope_on_latent.note_one_token"));
+  CHECK(one.notes[1].find("The conversation says") == 0);
+  CHECK(one.notes[1].find("off by") == std::string::npos);
   c.seq_len = 2;
   const Trace two = run_lesson("mla", c);
   const Step& s2 = step(two, "rope_on_latent");
-  REQUIRE(s2.notes.size() == 1);
+  REQUIRE(s2.notes.size() == 2);
   double mismatch = 0;
   for (const Value& v : s2.values)
     if (v.name == "rope_on_latent_mismatch") mismatch = std::get<double>(v.value);
   CHECK(mismatch > 1e-3);
   CHECK(s2.notes[0] == en("mla.rope_on_latent.note", {{"mismatch", mismatch}}));
+  CHECK(s2.notes[1] == en("mla.rope_on_latent.note_seed", {{"several", true}, {"mismatch", mismatch}}));
 }
 
 TEST_CASE("review2: mla's decode note gives the re-expansion cost as the table does", "[mla][review2]") {

@@ -159,6 +159,7 @@ void step_stream(LessonRecorder& r, const Tensor& X, const BlockPass& p, const s
     t.rows.push_back({tokens[i], nx.data[i], na.data[i], n1.data[i], nf.data[i], no.data[i]});
   r.table(t);
   r.value("resid1_check", max_abs_diff(p.resid1, add(X, p.attn_out)));
+  r.note("output.note_seed");
 }
 
 void step_params(LessonRecorder& r, const Dims& d) {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "decode.h"
+#include "decode/gpu_reference.h"
 #include "errors.h"
 #include "lesson.h"
 #include "random.h"
@@ -46,12 +47,14 @@ void bind(OptionBinder& b, DecodeOptions& o) {
 constexpr double kDefaultBandwidth = 20.0;  // GB/s: a laptop's or small VM's DRAM, order of magnitude
 constexpr double kDefaultPeak = 100.0;      // GFLOP/s: two cores with AVX2, order of magnitude
 constexpr std::size_t kRoofSamples = 241;
+constexpr std::uint64_t kLongContext = 8192;  // a long context, to set beside the lesson's few tokens
 
 struct Settings {
   DecodeDims d;
   VariantDims v;
   std::size_t bytes;
   double bandwidth, peak;
+  bool assumed = true;  // neither --bandwidth nor --peak given: the defaults
 };
 
 double positive_real(const std::optional<double>& v, double fallback, const char* flag) {
@@ -107,6 +110,7 @@ Settings resolve(const DecodeOptions& c) {
   if (s.bytes > 8) throw UsageError("decode.err.too_many", {{"flag", "--bytes-per-number"}, {"max", 8}});
   s.bandwidth = positive_real(c.bandwidth, kDefaultBandwidth, "--bandwidth");
   s.peak = positive_real(c.peak, kDefaultPeak, "--peak");
+  s.assumed = !c.bandwidth && !c.peak;
   return s;
 }
 
@@ -281,6 +285,25 @@ void step_roofline(LessonRecorder& r, const Settings& s, const Decode& x) {
   chart.y.push_back("roof");
   r.chart(chart);
   r.note("roofline.note", {{"mha", xs[0]}, {"absorbed", xs[4]}, {"balance", balance}});
+  std::size_t above = 0;
+  for (double i : xs) above += i >= balance ? 1 : 0;
+  r.note("roofline.note_assumed", {{"assumed", s.assumed}, {"bandwidth", s.bandwidth}, {"peak", s.peak}, {"balance", balance},
+                                   {"above", above}});
+  // Absorbed MLA's folds are paid once per token: at a few cached tokens they dominate its count.
+  const std::vector<VariantCost> far = decode_variant_costs(s.v, kLongContext);
+  const double folds = 2.0 * static_cast<double>(s.v.H * s.v.Dh * s.v.C);
+  const double bpn = static_cast<double>(s.bytes);
+  r.note("roofline.note_folds", {{"n", s.d.T}, {"folds", static_cast<std::uint64_t>(folds)},
+                                 {"share", 100.0 * folds / static_cast<double>(last[4].macs)}, {"long", kLongContext},
+                                 {"share_long", 100.0 * folds / static_cast<double>(far[4].macs)},
+                                 {"i_long", arithmetic_intensity(far[4], bpn)}});
+  std::size_t gpu_above = 0;
+  for (std::size_t k = 0; k < last.size(); ++k)
+    gpu_above += (xs[k] >= kGpuBalance || arithmetic_intensity(far[k], bpn) >= kGpuBalance) ? 1 : 0;
+  r.value("gpu_balance_point", kGpuBalance);
+  r.note("roofline.note_gpu", {{"gpu", kGpuName}, {"gpu_peak", static_cast<std::uint64_t>(kGpuPeakGflops)},
+                               {"gpu_bw", static_cast<std::uint64_t>(kGpuBandwidthGbs)}, {"gpu_balance", kGpuBalance},
+                               {"gpu_above", gpu_above}, {"n", s.d.T}, {"long", kLongContext}});
 }
 
 Trace run(const DecodeOptions& c) {

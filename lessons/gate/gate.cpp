@@ -169,6 +169,9 @@ void step_params(LessonRecorder& r, const HeadDims& d) {
   r.table(t);
   r.value("gate_params", gate_param_count(D, H, Dk));
   r.note("params.note_qwen");
+  r.note("params.note_seed", {{"extra", 100.0 * static_cast<double>(gate_param_count(D, H, Dk)) /
+                                            static_cast<double>(attention_param_count(D, H, H, Dk))},
+                              {"cache", 2 * d.H * d.Dk}});
 }
 
 Trace run(const GateOptions& c) {

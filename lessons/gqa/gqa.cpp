@@ -2,7 +2,10 @@
 // one key/value head, so a decoder caches 2·g vectors per token per layer instead of 2·h.
 // The engine (group map, expanded view, equivalences, cache, parameters) is lessons/kv_sharing;
 // words: lessons/gqa/LANG.cat, then lessons/kv_sharing/LANG.cat.
+#include <algorithm>
+
 #include "kv_sharing/kv_sharing.h"
+#include "models.h"
 
 namespace attn {
 
@@ -13,9 +16,20 @@ void intro(LessonRecorder& r, const KvDims& d) {
 }
 
 void closing(LessonRecorder& r, const KvDims&, const KvRun&) {
-  r.step("in_practice");
-  preset_cache_table(r, {"llama-3-8b", "mistral-7b-v0.1", "qwen3-8b", "deepseek-llm-67b"});
+  // The GQA presets; the text says how many KV heads they have, from the presets themselves.
+  const std::vector<std::string> presets{"llama-3-8b", "mistral-7b-v0.1", "qwen3-8b", "glm-4-9b", "qwen3-30b-a3b",
+                                         "deepseek-llm-67b"};
+  std::vector<std::size_t> g;
+  for (const std::string& name : presets) g.push_back(load_preset(name).n_g);
+  r.step("in_practice", {{"min", *std::min_element(g.begin(), g.end())}, {"max", *std::max_element(g.begin(), g.end())},
+                         {"eight", static_cast<std::size_t>(std::count(g.begin(), g.end(), std::size_t{8}))},
+                         {"n", presets.size()}});
+  preset_cache_table(r, presets);
   r.note("in_practice.note");
+  // The conversation's "Qwen 3 (2025.05): GQA in the sizes of 14B and up", against two Qwen3 presets.
+  const ModelConfig q8 = load_preset("qwen3-8b"), q30 = load_preset("qwen3-30b-a3b");
+  r.note("in_practice.note_qwen3", {{"small", q8.title}, {"small_h", q8.n_h}, {"small_g", q8.n_g},
+                                    {"large", q30.title}, {"large_h", q30.n_h}, {"large_g", q30.n_g}});
 }
 
 void bind(OptionBinder& b, KvOptions& o) {

@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "errors.h"
 #include "lesson.h"
@@ -26,11 +29,63 @@ namespace {
 struct InductionOptions : RunContext {
   bool retrain = false;                // --retrain: train both models now instead of loading them
   std::optional<std::int64_t> steps;   // --steps (with --retrain): steps for both models
+  std::optional<std::string> ablate;   // --ablate L.H[,L.H…]: heads to zero together, from 1
 };
 
 void bind(OptionBinder& b, InductionOptions& o) {
   b.toggle("--retrain", o.retrain);
   b.integer("--steps", o.steps);
+  b.text("--ablate", o.ablate);
+}
+
+using HeadSet = std::vector<std::pair<std::size_t, std::size_t>>;  // (layer, head), from 0
+
+// --ablate "2.1,1.3": layer.head pairs counted from 1, within the model's L layers and H heads.
+HeadSet parse_ablate(const std::string& text, std::size_t L, std::size_t H) {
+  HeadSet out;
+  std::size_t start = 0;
+  auto bad = [&](const std::string& item) {
+    return UsageError("induction.err.ablate", {{"flag", "--ablate"}, {"value", item}, {"layers", L}, {"heads", H}});
+  };
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t dot = item.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 >= item.size() || item.size() > 12) throw bad(item);
+    std::size_t l = 0, h = 0;
+    for (std::size_t i = 0; i < item.size(); ++i) {
+      if (i == dot) continue;
+      if (item[i] < '0' || item[i] > '9') throw bad(item);
+      std::size_t& v = i < dot ? l : h;
+      v = v * 10 + static_cast<std::size_t>(item[i] - '0');
+    }
+    if (l < 1 || l > L || h < 1 || h > H) throw bad(item);
+    if (std::find(out.begin(), out.end(), std::pair{l - 1, h - 1}) == out.end()) out.push_back({l - 1, h - 1});
+    start = comma + 1;
+  }
+  return out;
+}
+
+// The loss on the second copy with the heads in `zeroed` multiplied by 0: one forward pass of the
+// trained weights on the evaluation batch (gpt_forward's gates), as analyse_model does for the
+// induction heads.
+double ablated_repeat_loss(const gpt::Gpt& m, const train::Batch& eval, const HeadSet& zeroed) {
+  const std::size_t L = m.config.n_layer, H = m.config.n_head, V = m.config.vocab;
+  std::vector<std::vector<double>> gates(L);
+  for (auto [l, h] : zeroed) {
+    if (gates[l].empty()) gates[l].assign(H, 1.0);
+    gates[l][h] = 0.0;
+  }
+  gpt::GptActs a;
+  gpt::gpt_forward(m, eval.tokens.data(), eval.targets.data(), eval.B, eval.T, a, &gates);
+  std::vector<double> losses(eval.B * eval.T, 0.0);
+  gpt::crossentropy_forward(losses.data(), a.probs.data(), eval.repeat_targets.data(), eval.B * eval.T, V);
+  double s = 0.0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < losses.size(); ++i)
+    if (eval.repeat_targets[i] >= 0) s += losses[i], ++n;
+  return n ? s / static_cast<double>(n) : 0.0;
 }
 
 // One trained model and how its training went.
@@ -88,10 +143,21 @@ struct Induction {
   train::ModelReport shortcut_random;       // and on the random offsets (main's batch)
   train::Drop drop;                         // main's phase change (loss on the repeat < ½ ln V)
   double ln_v = 0.0;
+  struct Zeroed {
+    HeadSet heads;
+    double repeat_loss = 0.0;
+  };
+  std::vector<Zeroed> singles;              // each layer-2 head alone, then layer 1's previous-token head
+  std::optional<Zeroed> chosen;             // --ablate
 };
 
 Induction compute(const InductionOptions& o) {
   Induction m;
+  HeadSet chosen;  // --ablate, checked against the recipe's shape before anything trains
+  if (o.ablate) {
+    const gpt::GptConfig shape = recipe(shipped_trained_gpt("induction")).model;
+    chosen = parse_ablate(*o.ablate, shape.n_layer, shape.n_head);
+  }
   if (o.retrain) {
     const train::TrainConfig main = retrain_config(recipe(shipped_trained_gpt("induction")), o);
     const train::TrainConfig shortcut = retrain_config(recipe(shipped_trained_gpt("repeat-half")), o);
@@ -114,6 +180,12 @@ Induction compute(const InductionOptions& o) {
   m.shortcut_fixed = train::analyse_model(m.shortcut.run.model, m.shortcut_eval);
   m.shortcut_random = train::analyse_model(m.shortcut.run.model, m.eval);
   m.drop = train::phase_change(m.main.run, true, m.ln_v);
+  const std::size_t L = c.model.n_layer, H = c.model.n_head;
+  for (std::size_t h = 0; L > 1 && h < H; ++h)
+    m.singles.push_back({{{1, h}}, ablated_repeat_loss(m.main.run.model, m.eval, {{1, h}})});
+  const train::BestHead p = train::best_head(m.after.scores.prev_token, 0, 1);
+  m.singles.push_back({{{p.layer, p.head}}, ablated_repeat_loss(m.main.run.model, m.eval, {{p.layer, p.head}})});
+  if (o.ablate) m.chosen = Induction::Zeroed{chosen, ablated_repeat_loss(m.main.run.model, m.eval, chosen)};
   return m;
 }
 
@@ -140,7 +212,10 @@ using train::BestHead;
 
 std::string head_list(const LessonRecorder& r, const std::vector<std::pair<std::size_t, std::size_t>>& heads) {
   std::string out;
-  for (auto [l, h] : heads) out += (out.empty() ? "" : ", ") + r.t("head_name", {{"layer", l + 1}, {"head", h + 1}});
+  for (auto [l, h] : heads) {
+    std::string name = r.t("head_name", {{"layer", l + 1}, {"head", h + 1}});
+    out = out.empty() ? name : r.t("head_join", {{"list", out}, {"item", name}});  // the language joins the list (head_join)
+  }
   return out;
 }
 
@@ -256,14 +331,42 @@ void step_ablation(LessonRecorder& r, const Induction& m) {
   r.step("ablation", {{"n", a.ablated.size()}, {"heads", head_list(r, a.ablated)}});
   Table t{{r.t("ablation.col.model"), r.t("ablation.col.repeat_loss")}, {}};
   t.rows.push_back({r.t("ablation.row.trained"), a.repeat_loss});
-  t.rows.push_back({r.t("ablation.row.ablated", {{"heads", head_list(r, a.ablated)}}), a.repeat_loss_ablated});
+  for (const Induction::Zeroed& z : m.singles)
+    t.rows.push_back({r.t("ablation.row.ablated", {{"heads", head_list(r, z.heads)}}), z.repeat_loss});
+  t.rows.push_back({r.t("ablation.row.ablated_all", {{"heads", head_list(r, a.ablated)}}), a.repeat_loss_ablated});
+  if (m.chosen) t.rows.push_back({r.t("ablation.row.chosen", {{"heads", head_list(r, m.chosen->heads)}}), m.chosen->repeat_loss});
   t.rows.push_back({r.t("ablation.row.untrained"), m.before.repeat_loss});
   t.rows.push_back({r.t("ablation.row.ln_v"), m.ln_v});
   r.table(t);
   r.value("loss_repeated_half", a.repeat_loss);
   r.value("loss_repeated_half_ablated", a.repeat_loss_ablated);
+  std::vector<double> singles;
+  for (const Induction::Zeroed& z : m.singles) singles.push_back(z.repeat_loss);
+  r.tensor("loss_single_head_ablated", vec(singles));  // the layer-2 heads, then layer 1's previous-token head
+  if (m.chosen) r.value("loss_repeated_half_chosen", m.chosen->repeat_loss);
   r.note("ablation.note", {{"n", a.ablated.size()}, {"worse", a.repeat_loss_ablated > m.ln_v}, {"loss", a.repeat_loss}, {"ablated", a.repeat_loss_ablated}, {"ratio", a.repeat_loss_ablated / a.repeat_loss},
                            {"ln_v", m.ln_v}, {"share", a.repeat_loss / m.ln_v}});
+  // What each single ablation shows, as a share of the rise that zeroing all induction heads gives.
+  const double rise = a.repeat_loss_ablated - a.repeat_loss;
+  auto share = [&](double loss) { return rise > 0.0 ? 100.0 * (loss - a.repeat_loss) / rise : 0.0; };
+  if (m.singles.size() >= 2) {
+    std::size_t top = 0;
+    for (std::size_t i = 0; i + 1 < m.singles.size(); ++i)
+      if (m.singles[i].repeat_loss > m.singles[top].repeat_loss) top = i;
+    const double top_share = share(m.singles[top].repeat_loss);
+    r.note("ablation.note_single", {{"top", head_list(r, m.singles[top].heads)}, {"top_loss", m.singles[top].repeat_loss},
+                                    {"top_share", top_share}, {"shared", top_share < 50.0}, {"n", a.ablated.size()}});
+  }
+  const Induction::Zeroed& prev = m.singles.back();
+  const double prev_share = share(prev.repeat_loss);
+  r.note("ablation.note_prev", {{"prev", head_list(r, prev.heads)}, {"loss", prev.repeat_loss}, {"prev_share", prev_share},
+                                {"breaks", prev_share >= 50.0}});
+  if (m.chosen)
+    r.note("ablation.note_chosen", {{"heads", head_list(r, m.chosen->heads)}, {"loss", m.chosen->repeat_loss},
+                                    {"chosen_share", share(m.chosen->repeat_loss)}});
+  bool above = a.repeat_loss_ablated > m.ln_v || (m.chosen && m.chosen->repeat_loss > m.ln_v);
+  for (const Induction::Zeroed& z : m.singles) above = above || z.repeat_loss > m.ln_v;
+  if (above) r.note("ablation.note_ood", {{"ln_v", m.ln_v}});
 }
 
 void step_shortcut(LessonRecorder& r, const Induction& m) {

@@ -97,7 +97,8 @@ void step_read(LessonRecorder& r, const Read& rd, const std::string& suffix, con
   r.tensor("match" + suffix, mr.match, Labels{.cols = keys.cols});           // (F)
   r.tensor("activation" + suffix, mr.activation, Labels{.cols = keys.cols});  // (F)
   r.tensor("top_keys" + suffix, mr.top_keys);                                 // (K)
-  Table t{{r.t("match.col.rank"), r.t("match.col.key"), "match", "activation", r.t("match.col.contribution"), ""}, {}};
+  Table t{{r.t("match.col.rank"), r.t("match.col.key"), r.t("match.col.match"), r.t("match.col.activation"),
+           r.t("match.col.contribution"), ""}, {}};
   for (std::size_t k = 0; k < top_k; ++k) {
     auto j = static_cast<std::size_t>(mr.top_keys.data[k]);
     t.rows.push_back({I(k + 1), I(j + 1), mr.match.data[j], mr.activation.data[j], rd.norms.data[j],
@@ -174,7 +175,8 @@ void step_real_read(LessonRecorder& r, const RealMemory& x, std::size_t K, const
   r.tensor("match", mr.match);
   r.tensor("activation", mr.activation);
   r.tensor("real_top_keys", mr.top_keys);  // (K)
-  Table t{{r.t("match.col.rank"), r.t("real_match.col.key"), "match", "activation", r.t("match.col.contribution")}, {}};
+  Table t{{r.t("match.col.rank"), r.t("real_match.col.key"), r.t("match.col.match"), r.t("match.col.activation"),
+           r.t("match.col.contribution")}, {}};
   for (std::size_t k = 0; k < K; ++k) {
     auto j = static_cast<std::size_t>(mr.top_keys.data[k]);
     t.rows.push_back({I(k + 1), I(j), mr.match.data[j], mr.activation.data[j], x.rd.norms.data[j]});

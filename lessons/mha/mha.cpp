@@ -1,6 +1,7 @@
 // Lesson `mha`: section 1 of the chapter — multi-head attention, step by step.
 //   X -> fused Q, K, V -> split into h heads -> per-head attention -> concat -> W_O
 // Legend: T tokens, D = d_model, H heads, Dh = d_k = D / H. Words: lessons/mha/LANG.cat.
+#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "attention.h"
 #include "errors.h"
 #include "lesson.h"
+#include "models.h"
 #include "random.h"
 #include "real_weights.h"
 
@@ -101,9 +103,14 @@ void step_rope(LessonRecorder& r, const RealInput& in, const Mha& m, const std::
 
 // The steps move each tensor into the trace when they record it (a 768/12/1024 run holds one
 // copy of its numbers, not two) and read it back from there.
-void step_input(LessonRecorder& r, Mha& m, const std::vector<std::string>& tokens, bool real = false) {
+// source: "given" (--tokens), else the chapter's sentence, "padded" when --seq-len runs past its words.
+void step_input(LessonRecorder& r, Mha& m, const std::vector<std::string>& tokens, bool real = false, bool given = false) {
   if (real) r.step("input_real");
-  else r.step("input", {{"placeholders", tokens.size() > 8}});
+  else {
+    const std::size_t words = chapter_tokens(r.lang(), kMaxTensorElements).size();
+    r.step("input", {{"source", given ? "given" : tokens.size() > words ? "padded" : "chapter"}, {"words", words},
+                     {"next", words + 1}, {"next2", words + 2}});
+  }
   r.tensor("X", std::move(m.X), {.rows = tokens});
 }
 
@@ -130,6 +137,7 @@ void step_split_heads(LessonRecorder& r, const HeadDims& d, Mha& m, const std::v
   double diff = max_abs_diff(Q_1_direct, slice0(Q_heads, 0));
   r.value("head1_check", diff, {{"real", real}});
   r.note("split_heads.note", {{"diff", diff}});
+  r.note("split_heads.note_seed", {{"d_model", d.D}, {"d_k", d.Dk}});
 }
 
 void step_attention(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens,
@@ -182,6 +190,31 @@ void step_params(LessonRecorder& r, const HeadDims& d) {
       heads.rows.push_back({h, D / h, shape_str({d.D, static_cast<std::size_t>(D / h)}), attention_param_count(D, h, h, D / h)});
   r.table(heads);
   r.note("params.note", {{"params", attention_param_count(D, d.H, d.H, d.Dk)}, {"d_model", d.D}});
+  // The conversation's "Base: 8 or 12 heads, Large: 16, GPT-3: 96", against published configurations:
+  // the original Transformer's base and big (Vaswani et al. 2017, Table 3), BERT base and large
+  // (Devlin et al. 2019), and the gpt2 and gpt-3-175b presets.
+  struct Published {
+    std::string row;
+    std::uint64_t d_model, heads;
+  };
+  const ModelConfig gpt2 = load_preset("gpt2"), gpt3 = load_preset("gpt-3-175b");
+  const std::vector<Published> published{{r.t("params.row.transformer_base"), 512, 8},
+                                         {r.t("params.row.transformer_big"), 1024, 16},
+                                         {r.t("params.row.bert_base"), 768, 12},
+                                         {r.t("params.row.bert_large"), 1024, 16},
+                                         {gpt2.title.substr(0, gpt2.title.find(" (")), gpt2.d, gpt2.n_h},
+                                         {gpt3.title.substr(0, gpt3.title.find(" (")), gpt3.d, gpt3.n_h}};
+  Table sizes{{r.t("params.col.model"), "d_model", "h", "d_k"}, {}};
+  std::uint64_t dk_lo = ~std::uint64_t{0}, dk_hi = 0;
+  for (const Published& p : published) {
+    sizes.rows.push_back({p.row, static_cast<std::int64_t>(p.d_model), static_cast<std::int64_t>(p.heads),
+                          static_cast<std::int64_t>(p.d_model / p.heads)});
+    dk_lo = std::min(dk_lo, p.d_model / p.heads);
+    dk_hi = std::max(dk_hi, p.d_model / p.heads);
+  }
+  r.table(sizes);
+  r.note("params.note_sizes", {{"base_t", published[0].heads}, {"base_b", published[2].heads}, {"large", published[3].heads},
+                               {"gpt3", published[5].heads}, {"dk_lo", dk_lo}, {"dk_hi", dk_hi}});
 }
 
 struct MhaOptions : RunContext {
@@ -266,7 +299,7 @@ Trace run(const MhaOptions& c) {
   Mha m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
   compute_checks(d, m);
 
-  step_input(r, m, tokens);
+  step_input(r, m, tokens, false, c.tokens.has_value());
   note_d_model_derived(r, d.d_model_derived, d.D, d.H);
   step_project(r, d, m, tokens);
   step_split_heads(r, d, m, tokens);

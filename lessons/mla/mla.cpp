@@ -118,10 +118,12 @@ void step_input(LessonRecorder& r, const MlaDims& d, const Mla& m, const Labels&
   r.step("input", {{"mha", 2 * d.H * d.Dh}, {"d_model", d.D}, {"heads", d.H}, {"d_h", d.Dh}, {"d_c", d.C},
                    {"d_R", d.R}, {"has_q_latent", d.Cq > 0}, {"d_cq", d.Cq}});
   r.tensor("X", m.X, rows);
+  r.note("input.note_seed");
 }
 
 void step_compress(LessonRecorder& r, const MlaDims& d, const Mla& m, const Labels& rows) {
-  r.step("compress", {{"d_model", d.D}, {"d_c", d.C}, {"heads", d.H}, {"mha", 2 * d.H * d.Dh}});
+  r.step("compress", {{"d_model", d.D}, {"d_c", d.C}, {"heads", d.H}, {"mha", 2 * d.H * d.Dh},
+                      {"shape", d.C < d.D ? "narrower" : d.C == d.D ? "same" : "wider"}});
   r.tensor("W_DKV", m.w.W_DKV);        // (D, C)
   r.tensor("c_KV", m.n.c_KV, rows);    // (T, C)
 
@@ -179,6 +181,7 @@ void step_absorb(LessonRecorder& r, const MlaDims& d, const Mla& m, const std::v
   r.value("absorb_scores_diff", ds);
   r.value("absorb_output_diff", dout);
   r.note("absorb.note", {{"scores_diff", ds}, {"output_diff", dout}});
+  r.note("absorb.note_seed", {{"output_diff", dout}});
 }
 
 void cost_table(LessonRecorder& r, const std::vector<DecodeCost>& costs) {
@@ -203,6 +206,8 @@ void step_decode_cost(LessonRecorder& r, const MlaDims& d, const Mla& m) {
   r.note("decode_cost.note", {{"read_less", ratio(c[0].cache_read, c[3].cache_read)}, {"macs_more", ratio(c[3].macs, c[0].macs)},
                               {"absorbed_width", v3.C + v3.R}, {"naive_width", v3.Dh + v3.R},
                               {"reexpand", ratio(c[1].macs, c[0].macs)}});
+  r.note("decode_cost.note_seed", {{"read_less", ratio(c[0].cache_read, c[3].cache_read)},
+                                   {"macs_more", ratio(c[3].macs, c[0].macs)}});
 }
 
 void step_rope_on_latent(LessonRecorder& r, const MlaDims& d, const Mla& m, const std::vector<std::string>& tokens) {
@@ -221,6 +226,7 @@ void step_rope_on_latent(LessonRecorder& r, const MlaDims& d, const Mla& m, cons
   if (d.R > 0) r.value("decoupled_absorb_diff", max_abs_diff(m.a.scores_absorbed, m.n.scores));
   // One token: the only key sits at position 0, whose rotation is the identity.
   r.note(d.T == 1 ? "rope_on_latent.note_one_token" : "rope_on_latent.note", {{"mismatch", mismatch}});
+  r.note("rope_on_latent.note_seed", {{"several", d.T > 1}, {"mismatch", mismatch}});
 }
 
 void step_cache(LessonRecorder& r, const MlaDims& d) {

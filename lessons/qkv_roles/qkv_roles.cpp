@@ -2,6 +2,9 @@
 // matrices? could there be a fourth? — answered by running attention with pieces taken away.
 //   (a) no projections  (b) only W_V  (c) W_Q and W_K, V = X  (d) all three; then W_O.
 // Legend: T tokens, D = d_model, H heads, Dh = d_k = D / H. Words: lessons/qkv_roles/LANG.cat.
+#include <algorithm>
+#include <cmath>
+
 #include "attention.h"
 #include "lesson.h"
 #include "qkv_ablation.h"
@@ -83,6 +86,7 @@ void step_roles(LessonRecorder& r, const HeadDims& d) {
   for (const char* m : {"W_Q", "W_K", "W_V", "W_O"}) lp.rows.push_back({std::string(m), shape_str({d.D, d.D}), D * D});
   lp.rows.push_back({r.t("roles.row.total"), std::string("4·d_model²"), attention_param_count(D, d.H, d.H, d.Dk)});
   r.table(lp);
+  r.note("roles.note_seed");
 }
 
 void step_activations(LessonRecorder& r, const QkvRoles& m, const std::vector<std::string>& tokens) {
@@ -140,6 +144,9 @@ void step_qk(LessonRecorder& r, const QkvRoles& m, const std::vector<std::string
   r.value("asymmetry_qk", asymmetry(a.scores_qk));
   r.value("self_attending_qk", I(self_attending_rows(a.weights_qk).size()));
   r.value("pattern_change", max_abs_diff(a.weights_qk, a.weights_raw));
+  double largest = 0.0;
+  for (double x : a.output_qk.data) largest = std::max(largest, std::fabs(x));
+  r.note("ablation_qk.note_seed", {{"largest", largest}});
 }
 
 void step_full(LessonRecorder& r, const QkvRoles& m, const std::vector<std::string>& tokens) {

@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "lesson.h"
+#include "specialize/plateau.h"
 #include "specialize_runs.h"
 #include "tasks.h"
 #include "seed_stats.h"
@@ -112,8 +113,13 @@ void step_training(LessonRecorder& r, const Specialize& s) {
   r.table(t);
   const double ln_v = std::log(static_cast<double>(s.one.config.model.vocab));
   const train::Drop d1 = train::phase_change(one, false, ln_v), d4 = train::phase_change(many, false, ln_v);
+  const FirstPlateau p = first_plateau(s.one.config.model.n_positions, s.one.config.model.vocab);
+  r.value("plateau_loss", p.loss);
+  r.value("frequency_loss", p.frequency_loss);
   r.note("training.note_drop", {{"half", 0.5 * ln_v}, {"one_reached", d1.reached}, {"one_step", d1.step},
                                 {"many_reached", d4.reached}, {"many_step", d4.step}, {"heads", s.many.config.model.n_head}});
+  r.note("training.note_plateau", {{"plateau", p.loss}, {"positions", p.positions}, {"rest", p.rest},
+                                   {"vocab", s.one.config.model.vocab}, {"frequency", p.frequency_loss}});
 }
 
 void step_final(LessonRecorder& r, const Specialize& s) {
@@ -131,22 +137,26 @@ void step_final(LessonRecorder& r, const Specialize& s) {
   r.value("loss_gap", e1.loss - e4.loss);
 }
 
-// One head's relation from its scores: first token, previous token, split between them, or neither.
-std::string relation(const LessonRecorder& r, double first, double prev) {
+// One head's relation from its scores: first token, previous token, split between them; below
+// that, leaning to one of them (at least twice what even attention gives it), or spread out.
+std::string relation(const LessonRecorder& r, double first, double prev, double uniform) {
   if (first >= 0.6) return r.t("heads.rel.first");
   if (prev >= 0.6) return r.t("heads.rel.prev");
   if (first + prev >= 0.6) return r.t("heads.rel.split");
+  const double lean = std::max(first, prev);
+  if (lean >= 2.0 * uniform)
+    return r.t("heads.rel.leans", {{"first", first >= prev}, {"times", lean / uniform}});
   return r.t("heads.rel.other");
 }
 
-void heads_table(LessonRecorder& r, const train::TrainResult& run, const std::string& name) {
+void heads_table(LessonRecorder& r, const train::TrainResult& run, const std::string& name, double uniform) {
   const Tensor &first = run.evals.back().scores.first_token, &prev = run.evals.back().scores.prev_token;  // (1, H)
   const std::size_t H = first.dim(1);
   std::vector<double> f(H), p(H);
   Table t{{r.t("heads.col.head"), r.t("heads.col.first"), r.t("heads.col.prev"), r.t("heads.col.relation")}, {}};
   for (std::size_t h = 0; h < H; ++h) {
     f[h] = first(0, h), p[h] = prev(0, h);
-    t.rows.push_back({I(h + 1), f[h], p[h], relation(r, f[h], p[h])});
+    t.rows.push_back({I(h + 1), f[h], p[h], relation(r, f[h], p[h], uniform)});
   }
   r.tensor("first_token_score_" + name, vec(f));  // (H)
   r.tensor("prev_token_score_" + name, vec(p));   // (H)
@@ -156,11 +166,15 @@ void heads_table(LessonRecorder& r, const train::TrainResult& run, const std::st
 void step_heads(LessonRecorder& r, const Specialize& s) {
   const std::vector<std::string> rows = position_labels(s.many.result.pattern_tokens);
   Labels square{.rows = rows, .cols = rows, .heatmap = true, .first = 0};  // positions from 0, as the rows
+  const std::size_t T = s.one.config.model.n_positions;
+  const double uniform = first_plateau(T, s.one.config.model.vocab).uniform_weight;
   r.step("heads", {{"sequences", s.one.config.eval_batch}});
   r.tensor("attention_1_head", heads_attention(s.one.result), square);
-  heads_table(r, s.one.result, "1_head");
+  heads_table(r, s.one.result, "1_head", uniform);
   r.tensor("attention_4_heads", heads_attention(s.many.result), square);
-  heads_table(r, s.many.result, "4_heads");
+  heads_table(r, s.many.result, "4_heads", uniform);
+  r.value("uniform_weight", uniform);
+  r.note("heads.note_uniform", {{"uniform", uniform}, {"last", T - 1}});
   r.note("heads.note");
 }
 

@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "lesson.h"
 #include "seed_stats.h"
+#include "specialize/plateau.h"
 #include "specialize_runs.h"
 #include "symmetry.h"
 
@@ -122,10 +123,14 @@ void step_setup(LessonRecorder& r, const Setup& s, const Symmetry& m, const std:
   r.tensor("Y", m.Y, {.rows = tokens});
 }
 
-void step_init(LessonRecorder& r, const Symmetry& m) {
+void step_init(LessonRecorder& r, const Setup& s, const Symmetry& m) {
   r.step("init", {{"std", kInitStd}});
   r.tensor("W_Q_identical", m.st.identical.W_Q);
   r.tensor("W_Q_random", m.st.random.W_Q);
+  // The conversation's Xavier and Kaiming, for this layer's d_model × d_model matrices (normal forms).
+  const double d = static_cast<double>(s.D);
+  r.note("init.note_schemes", {{"d", s.D}, {"xavier", std::sqrt(2.0 / (d + d))}, {"kaiming", std::sqrt(2.0 / d)},
+                               {"std", kInitStd}});
 }
 
 void step_gradients(LessonRecorder& r, const Setup& s, const Symmetry& m) {
@@ -138,6 +143,7 @@ void step_gradients(LessonRecorder& r, const Setup& s, const Symmetry& m) {
   for (std::size_t i = 0; i < 4; ++i) t.rows.push_back({std::string(names[i]), d_same[i], d_diff[i], g_zero[i]});
   r.table(t);
   r.tensor("dW_V_identical", m.same.first_grads.W_V);
+  r.note("gradients.note_one_loss");
 }
 
 void step_train(LessonRecorder& r, const Setup& s, const Symmetry& m) {
@@ -251,17 +257,28 @@ void step_real_train(LessonRecorder& r, const RealRuns& m) {
   r.value("clones_equal_every_step", Bool{equal});
   r.value("clone_gap_max", *std::max_element(sym.clone_gap.begin(), sym.clone_gap.end()));
   const train::Evaluation &es = sym.evals.back(), &er = rnd.evals.back(), &e1 = one.evals.back();
-  Table t{{r.t("real_train.col.start"), r.t("real_train.col.loss"), r.t("real_train.col.accuracy")}, {}};
-  const std::size_t H = m.symmetric.config.model.n_head;
-  t.rows.push_back({r.t("real_train.row.random", {{"heads", H}}), er.loss, er.accuracy});
-  t.rows.push_back({r.t("real_train.row.symmetric", {{"heads", H}}), es.loss, es.accuracy});
-  t.rows.push_back({r.t("real_train.row.one"), e1.loss, e1.accuracy});
+  const train::TrainConfig& sc = m.symmetric.config;
+  const std::size_t H = sc.model.n_head, d_k = sc.model.head_size(), one_d_k = m.one.config.model.head_size();
+  Table t{{r.t("real_train.col.start"), "d_k", r.t("real_train.col.loss"), r.t("real_train.col.accuracy")}, {}};
+  t.rows.push_back({r.t("real_train.row.random", {{"heads", H}}), I(d_k), er.loss, er.accuracy});
+  t.rows.push_back({r.t("real_train.row.symmetric", {{"heads", H}}), I(d_k), es.loss, es.accuracy});
+  t.rows.push_back({r.t("real_train.row.one"), I(one_d_k), e1.loss, e1.accuracy});
   r.table(t);
   r.value("real_loss_symmetric", es.loss);
   r.value("real_loss_random", er.loss);
   r.value("real_loss_one_head", e1.loss);
+  // The clones against the first plateau of the task (lesson specialize): within 0.05 at every
+  // evaluation past the first tenth of the run, they never left it.
+  const FirstPlateau p = first_plateau(sc.model.n_positions, sc.model.vocab);
+  bool on_plateau = !sym.evals.empty();
+  for (std::size_t i = sym.evals.size() / 10; i < sym.evals.size(); ++i)
+    on_plateau = on_plateau && std::fabs(sym.evals[i].loss - p.loss) < 0.05;
+  r.value("real_plateau_loss", p.loss);
+  r.value("clones_on_plateau", Bool{on_plateau});
   r.note("real_train.note", {{"equal", equal}, {"steps", steps}, {"symmetric", es.loss}, {"random", er.loss},
-                             {"one", e1.loss}, {"heads", H}, {"d_k", m.symmetric.config.model.head_size()}});
+                             {"heads", H}, {"d_k", d_k}});
+  r.note("real_train.note_width", {{"plateau", p.loss}, {"on_plateau", on_plateau}, {"symmetric", es.loss}, {"d_k", d_k},
+                                   {"one_d_k", one_d_k}, {"one", e1.loss}, {"ratio", one_d_k / d_k}});
 }
 
 void step_real_heads(LessonRecorder& r, const RealRuns& m) {
@@ -315,7 +332,7 @@ Trace run(const SymmetryOptions& c) {
 
   step_setup(r, s, m, tokens);
   note_d_model_derived(r, !c.d_model && s.D != 8, s.D, s.H);
-  step_init(r, m);
+  step_init(r, s, m);
   step_gradients(r, s, m);
   step_train(r, s, m);
   step_final(r, m, tokens);

@@ -303,8 +303,13 @@ std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
     tb.right.push_back(true);
   }
   std::vector<Bar> bars;
+  std::string bounded;  // a note per model whose total is bounded by a window or a chunk
   for (const auto& m : models) {
     KvUsage u = kv_usage(m, o.seq_len, o.batch, dt, o.tp);
+    if (u.sliding_layers > 0)
+      bounded += "  " + t("calc.kv.compare_bounded", {{"model", m.name}, {"chunked", m.chunked}, {"bounded", u.sliding_layers},
+                                                     {"l", m.l}, {"window", m.window}, {"seq_len", o.seq_len},
+                                                     {"applies", o.seq_len > m.window}}) + "\n";
     std::vector<std::string> row = {m.name, kind_text(m), std::to_string(m.l), with_commas_u(u.bytes_per_token),
                                     binary_size(static_cast<double>(u.total_bytes))};
     if (o.tp > 1) row.push_back(binary_size(static_cast<double>(u.per_gpu_bytes)));
@@ -314,7 +319,7 @@ std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
   g_page_charts.push_back({t("html.chart.kv_compare"), bars});
   return t("calc.kv.compare", {{"dtype", dt.name}, {"bytes", bytes_per_element_text(dt)}, {"seq_len", o.seq_len},
                                {"batch", o.batch}}) +
-         "\n\n" + render_table(tb) + "\n" + bar_chart(bars, 40);
+         "\n\n" + render_table(tb) + bounded + "\n" + bar_chart(bars, 40);
 }
 
 void run_kv(KvOptions o) {

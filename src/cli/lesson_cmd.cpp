@@ -83,7 +83,7 @@ std::string defaults_footer(const LessonInfo& info) {
       defaults += fmt::format("{}{}={}", defaults.empty() ? "" : "  ", v.name, format_scalar(v.value, 4, &t));
   for (const std::string& name : t.tensor_order) tensors += (tensors.empty() ? "" : ", ") + name;
   return text()("cli.lesson.defaults", {{"defaults", defaults}}) + "\n" +
-         text()("cli.lesson.steps", {{"steps", step_list(t)}}) + "\n" +
+         text()("cli.lesson.steps", {{"steps", step_list(t, text())}}) + "\n" +
          text()("cli.lesson.tensors", {{"tensors", tensors}}) + "\n";
 }
 

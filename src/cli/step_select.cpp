@@ -7,11 +7,24 @@
 
 namespace attn::cli {
 
-std::string step_list(const Trace& trace) {
+namespace {
+
+std::string step_items(const std::vector<const Step*>& steps, const std::vector<std::size_t>& numbers, const Text& text) {
   std::string out;
-  for (std::size_t i = 0; i < trace.steps.size(); ++i)
-    out += (out.empty() ? "" : ", ") + std::to_string(i + 1) + " " + trace.steps[i].id;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    std::string item = text("cli.lesson.step_item", {{"n", numbers[k]}, {"id", steps[k]->id}, {"title", steps[k]->title}});
+    out = k == 0 ? item : text("cli.lesson.step_join", {{"list", out}, {"item", item}});
+  }
   return out;
+}
+
+}  // namespace
+
+std::string step_list(const Trace& trace, const Text& text) {
+  std::vector<const Step*> steps;
+  std::vector<std::size_t> numbers;
+  for (std::size_t i = 0; i < trace.steps.size(); ++i) steps.push_back(&trace.steps[i]), numbers.push_back(i + 1);
+  return step_items(steps, numbers, text);
 }
 
 namespace {
@@ -38,19 +51,21 @@ void select_steps(Trace& trace, const std::string& spec, const Text& text) {
   for (std::size_t start = 0; start <= spec.size();) {
     std::size_t comma = std::min(spec.find(',', start), spec.size());
     std::string item = trim(spec.substr(start, comma - start));
-    if (item.empty()) throw UsageError("cli.err.step_empty", {{"flag", "--step"}, {"value", spec}, {"steps", step_list(trace)}});
+    if (item.empty()) throw UsageError("cli.err.step_empty", {{"flag", "--step"}, {"value", spec}, {"steps", step_list(trace, text)}});
     std::size_t i = find_step(trace, item);
     if (i == std::string::npos)
-      throw UsageError("cli.err.step_unknown", {{"flag", "--step"}, {"value", item}, {"steps", step_list(trace)}});
+      throw UsageError("cli.err.step_unknown", {{"flag", "--step"}, {"value", item}, {"steps", step_list(trace, text)}});
     keep.insert(i);
     start = comma + 1;
   }
   for (const Step& s : trace.steps) trace.steps_all.push_back(s.id);
   std::vector<Step> steps;
-  std::string shown;
   std::set<std::string> tensors;
+  std::vector<const Step*> kept;
+  std::vector<std::size_t> numbers;
+  for (std::size_t i : keep) kept.push_back(&trace.steps[i]), numbers.push_back(i + 1);
+  const std::string shown = step_items(kept, numbers, text);
   for (std::size_t i : keep) {
-    shown += (shown.empty() ? "" : ", ") + std::to_string(i + 1) + " " + trace.steps[i].id;
     tensors.insert(trace.steps[i].tensors.begin(), trace.steps[i].tensors.end());
     steps.push_back(std::move(trace.steps[i]));
   }

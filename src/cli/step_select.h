@@ -8,8 +8,10 @@
 
 namespace attn::cli {
 
-// "1 inputs, 2 split_heads, …": the steps of a trace, numbered as its headings number them.
-std::string step_list(const Trace& trace);
+// "1 inputs, 2 split_heads, …": the steps of a trace, numbered as its headings number them; ids
+// stay ASCII (they are what --step takes), and a language other than English shows each step's
+// title beside its id (cli.lesson.step_item), joined as the language joins a list (step_join).
+std::string step_list(const Trace& trace, const Text& text);
 
 // Keep the steps `spec` names (ids or 1-based numbers, comma-separated, in any order; shown in
 // the lesson's order) and the tensors they show; record which in trace.steps_all and the header

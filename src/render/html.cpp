@@ -415,9 +415,13 @@ void line_chart(Page& p, const Chart& ch) {
                        kSeries[s % kSeries.size()], esc(ch.y[s]));
   }
   out += "</svg><div class=\"legend\">";
-  for (std::size_t s = 0; s < ch.y.size(); ++s)
-    out += fmt::format("<svg width=\"18\" height=\"4\"><rect width=\"18\" height=\"4\" fill=\"{}\"/></svg><code>{}</code>",
-                       kSeries[s % kSeries.size()], esc(ch.y[s]));
+  // Each series by its tensor name and, as the terminal's legend does, its meaning in the run's language.
+  for (std::size_t s = 0; s < ch.y.size(); ++s) {
+    auto it = p.trace.tensors.find(ch.y[s]);
+    const std::string meaning = it == p.trace.tensors.end() ? "" : it->second.meaning;
+    out += fmt::format("<svg width=\"18\" height=\"4\"><rect width=\"18\" height=\"4\" fill=\"{}\"/></svg><code>{}</code>{}",
+                       kSeries[s % kSeries.size()], esc(ch.y[s]), meaning.empty() ? "" : "<span>" + esc(meaning) + "</span>");
+  }
   out += "</div></figure>\n";
 }
 

@@ -102,8 +102,12 @@ std::string render_trace(const Trace& trace, const RenderOptions& opt) {
   std::string config;
   for (const Value& v : trace.config) {
     if (v.name == "tokens") continue;
-    config += fmt::format("{}{}={}", config.empty() ? "" : "  ", v.label.empty() ? v.name : v.label,
-                          format_scalar(v.value, opt.precision, &trace));
+    // A word of the trace's own (gelu's values=chapter) is shown in the run's language where the
+    // render catalog has it (config_word.WORD); the JSON keeps the word.
+    std::string shown = format_scalar(v.value, opt.precision, &trace);
+    if (const auto* s = std::get_if<std::string>(&v.value); s && trace.ui.count("config_word." + *s))
+      shown = trace.ui_word("config_word." + *s);
+    config += fmt::format("{}{}={}", config.empty() ? "" : "  ", v.label.empty() ? v.name : v.label, shown);
   }
   out += style::bold(trace.ui_word("header"), opt.color) + "\n";
   out += style::dim("  " + config, opt.color) + "\n";

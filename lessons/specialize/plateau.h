@@ -1,0 +1,32 @@
+#pragma once
+// The numbers the specialize task's first plateau is made of, from its length and vocabulary
+// (lessons specialize and symmetry). prev-minus-first asks for a target at t = 1 … T − 1; at t = 1
+// it is (x_0 − x_0) mod V = 0 whatever the tokens, at every other position it is uniform over V.
+#include <cmath>
+#include <cstddef>
+
+namespace attn {
+
+struct FirstPlateau {
+  std::size_t positions = 0;  // positions with a target: T − 1
+  std::size_t rest = 0;       // those past t = 1: T − 2
+  double loss = 0.0;          // t = 1 known, a uniform guess elsewhere: (rest / positions) · ln V
+  double frequency_loss = 0.0;  // only the answers' frequencies known: the entropy of their mix
+  double uniform_weight = 0.0;  // mean over t = 1 … T − 1 of 1/(t + 1): even attention's weight on one position
+};
+
+inline FirstPlateau first_plateau(std::size_t T, std::size_t V) {
+  FirstPlateau p;
+  p.positions = T - 1;
+  p.rest = T - 2;
+  const double n = static_cast<double>(p.positions), r = static_cast<double>(p.rest), v = static_cast<double>(V);
+  p.loss = r / n * std::log(v);
+  const double q = r / (n * v);  // each answer at a position past t = 1
+  const double p0 = 1.0 / n + q;  // answer 0: always at t = 1, and its share elsewhere
+  p.frequency_loss = -p0 * std::log(p0) - (v - 1.0) * q * std::log(q);
+  for (std::size_t t = 1; t < T; ++t) p.uniform_weight += 1.0 / static_cast<double>(t + 1);
+  p.uniform_weight /= n;
+  return p;
+}
+
+}  // namespace attn

@@ -1,5 +1,6 @@
 // Sizes (issue 31): a run too large is refused from its flags alone, before anything proportional
-// to them is made, so the refusal comes at once and in little memory.
+// to them is made, so the refusal comes at once and in little memory; `render` reads traces only
+// up to what it renders within about a minute.
 //
 // Each case runs the binary under a time bound and, unless the build has AddressSanitizer (which
 // reserves terabytes of address space up front), under `ulimit -v` (1 GiB of address space): a run
@@ -19,8 +20,10 @@
 #include <catch2/catch.hpp>
 
 #include "errors.h"
+#include "json_input.h"
 #include "lesson.h"
 #include "run_cli.h"
+#include "trace_reader.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define ATTNLAB_TEST_ASAN 1
@@ -130,4 +133,54 @@ TEST_CASE("sizes: --tokens and --seq-len are checked by token_count as resolve_t
     CHECK(by_count == by_tokens);
   }
   CHECK(attn::resolve_tokens(std::nullopt, std::int64_t{10}, attn::Lang::En, defaults).back() == "t10");
+}
+
+TEST_CASE("sizes: render refuses a trace past its cap before reading it, saying why", "[sizes][render]") {
+  // sparse: the file is made at once and takes no disk
+  std::string big = tmp_path("big_trace.json");
+  {
+    std::ofstream(big).put(' ');
+    REQUIRE(::truncate(big.c_str(), static_cast<off_t>(attn::kMaxTraceBytes + 1)) == 0);
+  }
+  Timed t = run_bounded("render " + big + " --text");
+  INFO("stderr: " << t.r.err);
+  CHECK(t.r.code == 2);
+  CHECK(t.r.out.empty());
+  CHECK(lines_of(t.r.err) == 1);
+  CHECK(t.r.err.find("render: '" + big + "' is 33,554,433 bytes; render reads traces of at most 33,554,432 bytes (32 MiB") !=
+        std::string::npos);
+  CHECK(t.seconds < 5.0);
+  // At the cap, the file is read: these 32 MiB of zero bytes are refused as JSON, not for their size.
+  REQUIRE(::truncate(big.c_str(), static_cast<off_t>(attn::kMaxTraceBytes)) == 0);
+  Timed at = run_bounded("render " + big + " --text");
+  INFO("stderr: " << at.r.err);
+  CHECK(at.r.code == 2);
+  CHECK(at.r.err.find("not valid JSON") != std::string::npos);
+  std::remove(big.c_str());
+}
+
+TEST_CASE("sizes: a trace object with more keys than the reader allows is refused before it is parsed", "[sizes][render]") {
+  // An ordered JSON object finds a key by a linear search: 300,000 tensors in a 20 MB trace took
+  // 213 s to parse. At most kMaxOrderedJsonKeys keys an object; at the cap the trace renders.
+  auto trace_with = [](std::size_t n) {
+    std::string s = R"({"schema":"attnlab.trace/1","lesson":"gelu","config":{"lang":"en","seed":1},"tensors":{)";
+    for (std::size_t i = 0; i < n; ++i) s += (i ? "," : "") + ("\"T" + std::to_string(i) + "\":{\"shape\":[2],\"data\":[0.5,-1]}");
+    return s + R"(},"steps":[{"id":"a","title":"T","text":"x","tensors":["T0"]}]})";
+  };
+  std::string over = tmp_path("keys_over.json"), at = tmp_path("keys_at.json"), page = tmp_path("keys_at.html");
+  std::ofstream(over) << trace_with(attn::kMaxOrderedJsonKeys + 1);
+  std::ofstream(at) << trace_with(attn::kMaxOrderedJsonKeys);
+  Timed t = run_bounded("render " + over + " --text");
+  INFO("stderr: " << t.r.err);
+  CHECK(t.r.code == 2);
+  CHECK(t.r.out.empty());
+  CHECK(lines_of(t.r.err) == 1);
+  CHECK(t.r.err.find(over + ": a JSON object with more than 10,000 keys (line 1, column") != std::string::npos);
+  CHECK(t.seconds < 5.0);
+  Timed ok = run_bounded("render " + at + " --html " + page);
+  INFO("stderr: " << ok.r.err);
+  CHECK(ok.r.code == 0);
+  CHECK(std::filesystem::file_size(page) > 0);
+  CHECK(ok.seconds < 20.0);
+  for (const std::string& f : {over, at, page}) std::remove(f.c_str());
 }

@@ -35,27 +35,39 @@ std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback,
   return static_cast<std::size_t>(*v);
 }
 
+// --tokens split on whitespace and checked: valid UTF-8, no control characters, not empty, as
+// many as --seq-len if that is given too. Its size is the user's own text, never a flag's value.
+static std::vector<std::string> given_tokens(const std::string& given, const std::optional<std::int64_t>& seq_len) {
+  std::vector<std::string> tokens;
+  std::istringstream in(given);
+  for (std::string t; in >> t;) tokens.push_back(t);
+  for (const std::string& t : tokens) {
+    if (!is_valid_utf8(t)) throw UsageError("input.err.tokens_utf8", {{"flag", "--tokens"}, {"token", t}});
+    if (!is_clean_text(t))  // C0 or C1 controls: an escape sequence would reach the terminal as is
+      throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
+  }
+  if (tokens.empty()) throw UsageError("cli.err.tokens_empty", {{"flag", "--tokens"}});
+  if (seq_len && *seq_len != static_cast<std::int64_t>(tokens.size()))
+    throw UsageError("cli.err.tokens_seq_len", {{"seq_len", *seq_len}, {"n", tokens.size()}});
+  positive(static_cast<std::int64_t>(tokens.size()), 0, "--tokens");
+  return tokens;
+}
+
+std::size_t token_count(const std::optional<std::string>& given, const std::optional<std::int64_t>& seq_len,
+                        const std::vector<std::string>& defaults) {
+  if (given) return given_tokens(*given, seq_len).size();
+  if (seq_len) return positive(seq_len, 0, "--seq-len");
+  return defaults.size();
+}
+
 std::vector<std::string> resolve_tokens(const std::optional<std::string>& given, const std::optional<std::int64_t>& seq_len,
                                         const Lang& lang, const std::vector<std::string>& defaults) {
-  if (given) {
-    std::vector<std::string> tokens;
-    std::istringstream in(*given);
-    for (std::string t; in >> t;) tokens.push_back(t);
-    for (const std::string& t : tokens) {
-      if (!is_valid_utf8(t)) throw UsageError("input.err.tokens_utf8", {{"flag", "--tokens"}, {"token", t}});
-      if (!is_clean_text(t))  // C0 or C1 controls: an escape sequence would reach the terminal as is
-        throw UsageError("cli.err.tokens_control", {{"flag", "--tokens"}});
-    }
-    if (tokens.empty()) throw UsageError("cli.err.tokens_empty", {{"flag", "--tokens"}});
-    if (seq_len && *seq_len != static_cast<std::int64_t>(tokens.size()))
-      throw UsageError("cli.err.tokens_seq_len", {{"seq_len", *seq_len}, {"n", tokens.size()}});
-    positive(static_cast<std::int64_t>(tokens.size()), 0, "--tokens");
-    return tokens;
-  }
+  if (given) return given_tokens(*given, seq_len);
   if (seq_len) {
     std::size_t n = positive(seq_len, 0, "--seq-len");
     std::vector<std::string> sentence = chapter_tokens(lang, n);
     // The chapter's sentence has 8 tokens; past them, placeholders t9, t10, … follow it.
+    sentence.reserve(n);
     for (std::size_t i = sentence.size(); i < n; ++i) sentence.push_back("t" + std::to_string(i + 1));
     return sentence;
   }

@@ -40,10 +40,21 @@ std::string catalog_name(const LessonInfo& info);
 // A positive size: the option's value or the default; zero or negative is an error.
 std::size_t positive(const std::optional<std::int64_t>& v, std::size_t fallback, const char* flag);
 // The tokens of a run: --tokens split on whitespace; for --seq-len N the first N tokens of the
-// chapter's sentence (up to 8), or placeholders t1 … tN past that; otherwise the lesson's
+// chapter's sentence (up to 8), or placeholders t9 … tN past that; otherwise the lesson's
 // defaults. --tokens and --seq-len together must agree.
+// A label costs about 70 bytes, so --seq-len 134217727 alone would take 8 GiB: a lesson first
+// checks its sizes on token_count (the same checks, nothing built per token), then resolves:
+//   const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+//   HeadDims d = resolve_head_dims(c, token_count(c, defaults));  // refused here, instantly
+//   std::vector<std::string> tokens = resolve_tokens(c, defaults);
+std::size_t token_count(const std::optional<std::string>& tokens, const std::optional<std::int64_t>& seq_len,
+                        const std::vector<std::string>& defaults);
 std::vector<std::string> resolve_tokens(const std::optional<std::string>& tokens, const std::optional<std::int64_t>& seq_len,
                                         const Lang& lang, const std::vector<std::string>& defaults);
+template <class O>  // any options with tokens and seq_len
+std::size_t token_count(const O& c, const std::vector<std::string>& defaults) {
+  return token_count(c.tokens, c.seq_len, defaults);
+}
 template <class O>  // any options with tokens, seq_len and lang
 std::vector<std::string> resolve_tokens(const O& c, const std::vector<std::string>& defaults) {
   return resolve_tokens(c.tokens, c.seq_len, c.lang, defaults);

@@ -218,8 +218,9 @@ Trace run(const AttentionOptions& c) {
                            {c.layer.has_value(), "--layer"}, {c.head.has_value(), "--head"}})
     if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("attention", c.lang, {"attention"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  Dims d = resolve_dims(c, tokens.size());
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  Dims d = resolve_dims(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_common_config(r, c, tokens);
   r.config("d_model", I(d.D));
   r.config("d_k", I(d.Dk));

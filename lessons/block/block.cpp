@@ -268,8 +268,9 @@ Trace run(const BlockOptions& c) {
                            {c.layer.has_value(), "--layer"}})
     if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("block", c.lang, {"block", "ffn_common"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  Dims d = resolve_dims(c, tokens.size());
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  Dims d = resolve_dims(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_head_config(r, c, tokens, HeadDims{d.T, d.D, d.H, d.Dk});
   r.config("d_ff", I(d.F));
   r.config("activation", std::string(activation_name(d.act)));

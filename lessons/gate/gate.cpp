@@ -176,8 +176,9 @@ void step_params(LessonRecorder& r, const HeadDims& d) {
 
 Trace run(const GateOptions& c) {
   LessonRecorder r("gate", c.lang, {"gate"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  HeadDims d = resolve_dims(c, tokens.size());
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  HeadDims d = resolve_dims(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_head_config(r, c, tokens, d);
   Gate m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
 

@@ -337,8 +337,9 @@ Trace run_kv_sharing(const KvOptions& c, const KvStory& story) {
                            {c.layer.has_value(), "--layer"}})
     if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r(story.lesson, c.lang, {story.lesson, "kv_sharing"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  KvDims d = resolve_dims(c, tokens.size(), story.mqa);
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  KvDims d = resolve_dims(c, token_count(c, defaults), story.mqa);  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_common_config(r, c, tokens);
   r.config("d_model", I(d.D));
   r.config("n_heads", I(d.H));

@@ -293,8 +293,9 @@ Trace run(const MhaOptions& c) {
                            {c.layer.has_value(), "--layer"}})
     if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("mha", c.lang, {"mha"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  HeadDims d = resolve_head_dims(c, tokens.size());
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  HeadDims d = resolve_head_dims(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_head_config(r, c, tokens, d);
   Mha m = compute(d, static_cast<std::uint64_t>(c.seed), c.causal);
   compute_checks(d, m);

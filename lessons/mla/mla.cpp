@@ -265,8 +265,9 @@ void step_cache(LessonRecorder& r, const MlaDims& d) {
 
 Trace run(const MlaOptions& c) {
   LessonRecorder r("mla", c.lang, {"mla"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  MlaDims d = resolve_dims(c, tokens.size());
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  MlaDims d = resolve_dims(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_common_config(r, c, tokens);
   r.config("d_model", I(d.D));
   r.config("n_heads", I(d.H));

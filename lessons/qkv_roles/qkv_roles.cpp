@@ -202,9 +202,10 @@ void bind(OptionBinder& b, QkvRolesOptions& o) {
 
 Trace run(const QkvRolesOptions& c) {
   LessonRecorder r("qkv-roles", c.lang, {"qkv_roles"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
   // four attention forwards: raw, only V, only Q and K, all three
-  HeadDims d = resolve_head_dims(c, tokens.size(), 4);
+  HeadDims d = resolve_head_dims(c, token_count(c, defaults), 4);  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_head_config(r, c, tokens, d);
   QkvRoles m = compute(d, static_cast<std::uint64_t>(c.seed));
 

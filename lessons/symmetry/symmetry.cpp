@@ -59,7 +59,7 @@ Setup resolve(const SymmetryOptions& c, std::size_t T) {
   // at the chapter's 768 a step of 1 diverges).
   double lr = c.lr.value_or(D <= 64 ? 1.0 : 64.0 / static_cast<double>(D));
   if (!std::isfinite(lr) || lr <= 0.0) throw UsageError("symmetry.err.lr", {{"flag", "--lr"}, {"value", lr}});
-  require_fits({D, D}, "W_Q", "--d-model");
+  require_fits({D, D}, "W_Q", c.d_model ? "--d-model" : "--heads");  // no --d-model: the heads set it
   require_fits({T, D}, "X", "--seq-len/--tokens or --d-model");
   require_fits({H, T, T}, "the attention weights", "--seq-len/--tokens or --heads");
   if (steps > kMaxSteps)
@@ -320,8 +320,9 @@ void step_seeds(LessonRecorder& r) {
 
 Trace run(const SymmetryOptions& c) {
   LessonRecorder r("symmetry", c.lang, {"symmetry"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  Setup s = resolve(c, tokens.size());
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  Setup s = resolve(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_common_config(r, c, tokens);
   r.config("d_model", I(s.D));
   r.config("n_heads", I(s.H));

@@ -260,8 +260,9 @@ void step_rope(LessonRecorder& r) {
 
 Trace run(const TransMlaOptions& c) {
   LessonRecorder r("transmla", c.lang, {"transmla"});
-  std::vector<std::string> tokens = resolve_tokens(c, chapter_tokens(c.lang, 4));
-  Settings s = resolve(c, tokens.size());
+  const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
+  Settings s = resolve(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_common_config(r, c, tokens);
   r.config("d_model", I(s.d.D));
   r.config("n_heads", I(s.d.H));

@@ -73,6 +73,7 @@ std::string read_regular_file(const std::string& path, std::size_t max_bytes, co
     throw UsageError("input.err.file_too_large", {{"flag", flag}, {"path", path}, {"size", size}, {"max", max_bytes}});
   }
   std::string text;
+  text.reserve(static_cast<std::size_t>(size));  // read whole into one allocation, not doubled as it grows
   char buf[65536];
   bool failed = false, too_large = false;
   int e = 0;

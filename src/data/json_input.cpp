@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "errors.h"
 
@@ -24,10 +25,12 @@ std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size
   return {line, col};
 }
 
-// One pass over the text without recursion: the nesting depth, and every number checked
-// against a double's range, with the key it belongs to. Syntax is left to the parser.
-void prescan(std::string_view text, const std::string& where, std::size_t max_depth) {
+// One pass over the text without recursion: the nesting depth, the keys of each object (at most
+// max_keys, 0: any number), and every number checked against a double's range, with the key it
+// belongs to. Syntax is left to the parser.
+void prescan(std::string_view text, const std::string& where, std::size_t max_depth, std::size_t max_keys) {
   std::size_t depth = 0;
+  std::vector<std::size_t> keys;  // keys seen so far in each open object or array, innermost last
   std::string key, last_string;
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -37,14 +40,22 @@ void prescan(std::string_view text, const std::string& where, std::size_t max_de
       last_string = std::string(text.substr(start, std::min(i, text.size()) - start));
       std::size_t j = i + 1;
       while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')) ++j;
-      if (j < text.size() && text[j] == ':') key = last_string;
+      if (j < text.size() && text[j] == ':') {
+        key = last_string;
+        if (max_keys > 0 && !keys.empty() && ++keys.back() > max_keys) {
+          auto [line, col] = line_column(text, start - 1);
+          throw UsageError("input.err.json_keys", {{"where", where}, {"max", max_keys}, {"line", line}, {"column", col}});
+        }
+      }
     } else if (c == '{' || c == '[') {
       if (++depth > max_depth) {
         auto [line, col] = line_column(text, i);
         throw UsageError("input.err.json_depth", {{"where", where}, {"max", max_depth}, {"line", line}, {"column", col}});
       }
+      keys.push_back(0);
     } else if (c == '}' || c == ']') {
       if (depth > 0) --depth;
+      if (!keys.empty()) keys.pop_back();
     } else if (c == '-' || (c >= '0' && c <= '9')) {
       std::size_t j = i;
       while (j < text.size() && (std::string_view("0123456789+-.eE").find(text[j]) != std::string_view::npos)) ++j;
@@ -59,8 +70,8 @@ void prescan(std::string_view text, const std::string& where, std::size_t max_de
 }
 
 template <class Json>
-Json parse_checked(std::string_view text, const std::string& where, std::size_t max_depth) {
-  prescan(text, where, max_depth);
+Json parse_checked(std::string_view text, const std::string& where, std::size_t max_depth, std::size_t max_keys) {
+  prescan(text, where, max_depth, max_keys);
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
@@ -74,11 +85,12 @@ Json parse_checked(std::string_view text, const std::string& where, std::size_t 
 }  // namespace
 
 nlohmann::json parse_json_input(std::string_view text, const std::string& where, std::size_t max_depth) {
-  return parse_checked<nlohmann::json>(text, where, max_depth);
+  return parse_checked<nlohmann::json>(text, where, max_depth, 0);
 }
 
-nlohmann::ordered_json parse_ordered_json_input(std::string_view text, const std::string& where, std::size_t max_depth) {
-  return parse_checked<nlohmann::ordered_json>(text, where, max_depth);
+nlohmann::ordered_json parse_ordered_json_input(std::string_view text, const std::string& where, std::size_t max_depth,
+                                                std::size_t max_keys) {
+  return parse_checked<nlohmann::ordered_json>(text, where, max_depth, max_keys);
 }
 
 std::string json_preview(const nlohmann::json& v) {

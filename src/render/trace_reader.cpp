@@ -1,5 +1,7 @@
 #include "trace_reader.h"
 
+#include <sys/stat.h>
+
 #include <limits>
 #include <set>
 
@@ -103,10 +105,9 @@ std::vector<Value> values(const json& obj, const json* labels, const std::string
 
 }  // namespace
 
-Trace read_trace_json(const std::string& text, const std::string& path) {
-  // ordered: config, values and tensors keep the order they were written in
-  // depth-safe, numbers checked, a syntax error with its line (input.err.json_*)
-  json doc = parse_ordered_json_input(text, path);
+// The trace in a parsed document. Each tensor's data is dropped from the document once copied
+// into its Tensor, so the document and the tensors are never both whole in memory.
+static Trace trace_from(json& doc, const std::string& path) {
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "attnlab.trace/1")
     throw UsageError("html.err.trace_schema", {{"file", path}});
   // (a nesting of at most kMaxJsonDepth levels: parse_ordered_json_input has checked it)
@@ -147,13 +148,13 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
             for (const json& y : c["y"])
               if (y.is_string()) series.insert(y.get<std::string>());
   // tensors first, so that steps can be checked against them
-  const auto& tensors = doc["tensors"];
+  auto& tensors = doc["tensors"];
   if (!tensors.is_object()) bad(path, "tensors");
   const json& tview = view.contains("tensors") ? view["tensors"] : kEmpty;
   std::size_t total = 0;
   for (auto it = tensors.begin(); it != tensors.end(); ++it) {
     const std::string& name = it.key();
-    const auto& t = it.value();
+    auto& t = it.value();
     std::string what = "tensors." + name;
     if (!t.is_object() || !t.contains("shape") || !t.contains("data") || !t["shape"].is_array() || !t["data"].is_array())
       bad(path, what);
@@ -170,12 +171,14 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
     if (total > kMaxTraceNumbers) bad(path, what + ".data");
     Tensor tensor(shape);
     const double null_is = series.count(name) ? std::numeric_limits<double>::quiet_NaN() : -std::numeric_limits<double>::infinity();
+    json& data = t["data"];
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& x = t["data"][i];
+      const auto& x = data[i];
       if (x.is_null()) tensor.data[i] = null_is;
       else if (x.is_number()) tensor.data[i] = x.get<double>();
       else bad(path, what + ".data");
     }
+    json().swap(data);  // copied: its 16-byte JSON values go back now
     TraceTensor tt{std::move(tensor), t.contains("meaning") ? str(t["meaning"], path, what + ".meaning") : "", Labels{}};
     if (tview.is_object() && tview.contains(name)) {
       const json& l = tview[name];
@@ -260,9 +263,27 @@ Trace read_trace_json(const std::string& text, const std::string& path) {
   return tr;
 }
 
+Trace read_trace_json(const std::string& text, const std::string& path) {
+  // ordered: config, values and tensors keep the order they were written in
+  // depth-safe, numbers checked, at most kMaxOrderedJsonKeys keys an object, a syntax error with
+  // its line (input.err.json_*)
+  json doc = parse_ordered_json_input(text, path);
+  return trace_from(doc, path);
+}
+
 Trace read_trace_file(const std::string& path) {
+  // Past the cap, refused before reading, with the reason for the cap (html.err.trace_too_large);
+  // what is not a regular file is left to read_regular_file, which names what it is.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uintmax_t>(st.st_size) > kMaxTraceBytes)
+    throw UsageError("html.err.trace_too_large",
+                     {{"file", path}, {"size", static_cast<std::uint64_t>(st.st_size)}, {"max", kMaxTraceBytes},
+                      {"mib", kMaxTraceBytes >> 20}});
   // a regular file of at most kMaxTraceBytes; a read error is reported as one (input.err.file_*)
-  return read_trace_json(read_regular_file(path, kMaxTraceBytes, "render"), path);
+  std::string text = read_regular_file(path, kMaxTraceBytes, "render");
+  json doc = parse_ordered_json_input(text, path);
+  std::string().swap(text);  // parsed: the text goes back before the tensors are made
+  return trace_from(doc, path);
 }
 
 }  // namespace attn

@@ -12,8 +12,14 @@
 
 namespace attn {
 
-constexpr std::uintmax_t kMaxTraceBytes = std::uintmax_t{1} << 30;  // 1 GiB
-constexpr std::size_t kMaxTraceNumbers = std::size_t{1} << 27;      // 134 million doubles (1 GiB)
+// At most 32 MiB: what render reads and renders within about a minute whatever the trace holds,
+// even on a busy machine. The costliest traces per byte are a table of one-number rows and one
+// tensor of zeros, whose 4 and 2 bytes a number become a JSON value of 16 bytes and more: at 32 MiB
+// they take 5-6 s and 1.55 GB, and 2.4 s and 0.83 GB, on the 2-core machine (at 64 MiB, 17-52 s and
+// 3.1 GB for the rows); a lesson's own trace (mha --seq-len 600, 31 MB) 1 s and 113 MB.
+// docs/ARCHITECTURE.md ("render reads traces of at most 32 MiB") has the measurements.
+constexpr std::uintmax_t kMaxTraceBytes = std::uintmax_t{32} << 20;
+constexpr std::size_t kMaxTraceNumbers = std::size_t{1} << 27;  // 134 million doubles (1 GiB)
 
 // Reads the file at `path` (a regular file, at most kMaxTraceBytes). The trace's ui words are
 // left empty: the caller fills them from the catalogs of the trace's language.

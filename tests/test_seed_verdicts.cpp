@@ -78,7 +78,7 @@ TEST_CASE("seed verdicts: the numbers in them are the lesson's", "[wording][seed
   CHECK(has(notes_of(run_lesson("gate"), "params"), "it adds 25% to attention's parameters here"));
 }
 
-TEST_CASE("claims never shown: one loss, not one per head; Xavier and Kaiming beside N(0, 0.02²)", "[wording][seed][symmetry]") {
+TEST_CASE("claims never shown: one loss, not one per head, and Xavier and Kaiming beside N(0, 0.02²)", "[wording][seed][symmetry]") {
   for (const char* lang : {"en", "zh"}) {
     INFO(lang);
     TestConfig c;

@@ -100,7 +100,7 @@ TEST_CASE("symmetry step real_train: the clones are one head of d_k 8 on the pla
   CHECK(has(words(step_of(run_lesson("symmetry", in("zh")), "real_train")), "比较要同类相比：这些克隆是一个 d_k 为 8 的头"));
 }
 
-TEST_CASE("transmla: MHA2MLA's 92.19% is low rank plus 4-bit quantization; 0.5% (abstract) and 1% (ACL)", "[truth][transmla]") {
+TEST_CASE("transmla: MHA2MLA's 92.19% is low rank plus 4-bit quantization, 0.5% (abstract) and 1% (ACL)", "[truth][transmla]") {
   // Before: "KV cache 92.19% smaller, about 1% lower on LongBench", as if the low rank alone.
   const std::string en = words(step_of(run_lesson("transmla"), "rope"));
   CHECK(has(en, "92.19% smaller with a 0.5% drop on LongBench; the ACL 2025 version says 1%"));
@@ -129,7 +129,7 @@ TEST_CASE("transmla step absorb: 'decoding is memory-bound' is said with where i
   }
 }
 
-TEST_CASE("transmla steps svd–sweep: closest in the Frobenius norm of W_DKV; the singular values' range", "[truth][transmla]") {
+TEST_CASE("transmla steps svd–sweep: closest in the Frobenius norm of W_DKV, and the singular values' range", "[truth][transmla]") {
   Trace en = run_lesson("transmla"), zh = run_lesson("transmla", in("zh"));
   CHECK(has(words(step_of(en, "svd")), "in the Frobenius norm"));
   CHECK(!has(words(step_of(en, "compress")), "the closest rank-r stand-in"));
@@ -221,7 +221,7 @@ TEST_CASE("mla --latent-dim larger than d_model squeezes nothing", "[truth][mla]
   CHECK(has(step_of(run_lesson("mla"), "compress").text, "squeezes each token's 8 numbers into a latent of d_c = 4"));
 }
 
-TEST_CASE("gqa: KV heads in practice read off the presets (GLM-4 has 2); the group index is floored", "[truth][gqa]") {
+TEST_CASE("gqa: KV heads in practice read off the presets (GLM-4 has 2), and the group index is floored", "[truth][gqa]") {
   Trace en = run_lesson("gqa");
   const std::string w = words(step_of(en, "in_practice"));
   CHECK(!has(w, "typically 8 KV heads"));

@@ -39,7 +39,7 @@ struct VariantResult {
 // The learning rate of step s: linear warmup to lr, then a half cosine down to lr · min_lr_ratio.
 double variant_learning_rate(const VariantRun& r, std::size_t step);
 
-// The most work of one run, in floating-point operations (forward and backward, matmuls and
+// The work of one training step, in floating-point operations (forward and backward, matmuls and
 // attention products counted as 2 per multiply-add).
 double variant_step_flops(const VariantRun& r);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "lm_batch.h"
 #include "random.h"
 
 namespace attn::decoder {
@@ -145,17 +146,6 @@ std::string attention_name(const DecoderConfig& c) {
 // ---- the forward pass ------------------------------------------------------------------------------
 
 namespace {
-void check_tokens(const Decoder& m, const int* tokens, const int* targets, std::size_t B, std::size_t T) {
-  if (T == 0 || B == 0 || T > m.config.n_positions)
-    throw std::invalid_argument("decoder_forward: B " + std::to_string(B) + ", T " + std::to_string(T) +
-                                " do not fit n_positions " + std::to_string(m.config.n_positions));
-  const int V = static_cast<int>(m.config.vocab);
-  for (std::size_t n = 0; n < B * T; ++n) {
-    if (tokens[n] < 0 || tokens[n] >= V) throw std::invalid_argument("decoder_forward: token out of range");
-    if (targets && (targets[n] < -1 || targets[n] >= V)) throw std::invalid_argument("decoder_forward: target out of range");
-  }
-}
-
 void size(std::vector<double>& v, std::size_t n) {
   if (v.size() != n) v.assign(n, 0.0);
 }
@@ -173,7 +163,7 @@ void norm_forward(const DecoderConfig& c, double* out, double* mean, double* rst
 void decoder_forward(const Decoder& m, const int* tokens, const int* targets, std::size_t B, std::size_t T,
                      DecoderActs& a, const std::vector<std::vector<double>>* ablate) {
   const DecoderConfig& c = m.config;
-  check_tokens(m, tokens, targets, B, T);
+  lm::check_batch("decoder_forward", tokens, targets, B, T, c.vocab, c.n_positions);
   const std::size_t N = B * T, C = c.d_model, L = c.n_layer, H = c.n_head, V = c.vocab, F = c.F(), hs = c.hs(),
                     Gk = c.kv_heads(), dq = c.qk_dim(), Dc = c.kv_lora_rank, R = c.rope_dim;
   const bool mla = c.attention == Attention::Mla, rope = c.positions == Positions::Rope;
@@ -286,14 +276,7 @@ void decoder_forward(const Decoder& m, const int* tokens, const int* targets, st
   a.loss = 0.0;
   a.counted = 0;
   if (targets == nullptr) return;
-  gpt::crossentropy_forward(a.losses.data(), a.probs.data(), targets, N, V);
-  double sum = 0.0;
-  for (std::size_t n = 0; n < N; ++n)
-    if (targets[n] >= 0) {
-      sum += a.losses[n];
-      ++a.counted;
-    }
-  a.loss = a.counted ? sum / static_cast<double>(a.counted) : 0.0;
+  a.loss = lm::mean_target_loss(a.losses.data(), a.probs.data(), targets, N, V, &a.counted);
 }
 
 }  // namespace attn::decoder

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu.h"
+#include "lm_batch.h"
 #include "matmul.h"
 #include "parallel.h"
 #include "random.h"
@@ -278,23 +279,11 @@ void crossentropy_forward(double* losses, const double* probs, const int* target
 
 // ---- the model -------------------------------------------------------------------------------------
 
-namespace {
-void check_tokens(const Gpt& m, const int* tokens, const int* targets, std::size_t B, std::size_t T) {
-  if (T == 0 || B == 0 || T > m.config.n_positions)
-    throw std::invalid_argument("gpt_forward: B " + std::to_string(B) + ", T " + std::to_string(T) +
-                                " do not fit n_positions " + std::to_string(m.config.n_positions));
-  const int V = static_cast<int>(m.config.vocab);
-  for (std::size_t n = 0; n < B * T; ++n) {
-    if (tokens[n] < 0 || tokens[n] >= V) throw std::invalid_argument("gpt_forward: token out of range");
-    if (targets && (targets[n] < -1 || targets[n] >= V)) throw std::invalid_argument("gpt_forward: target out of range");
-  }
-}
-}  // namespace
 
 void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_t B, std::size_t T, GptActs& a,
                  const std::vector<std::vector<double>>* ablate) {
   const GptConfig& c = m.config;
-  check_tokens(m, tokens, targets, B, T);
+  lm::check_batch("gpt_forward", tokens, targets, B, T, m.config.vocab, m.config.n_positions);
   const std::size_t N = B * T, C = c.d_model, L = c.n_layer, H = c.n_head, V = c.vocab, F = c.d_ff();
   const double* p = m.params.data();
   const GptLayout& g = m.layout;
@@ -352,14 +341,7 @@ void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_
   a.loss = 0.0;
   a.counted = 0;
   if (targets == nullptr) return;
-  crossentropy_forward(a.losses.data(), a.probs.data(), targets, N, V);
-  double sum = 0.0;
-  for (std::size_t n = 0; n < N; ++n)
-    if (targets[n] >= 0) {
-      sum += a.losses[n];
-      ++a.counted;
-    }
-  a.loss = a.counted ? sum / static_cast<double>(a.counted) : 0.0;
+  a.loss = lm::mean_target_loss(a.losses.data(), a.probs.data(), targets, N, V, &a.counted);
 }
 
 Tensor attention_of(const Gpt& m, const GptActs& a, std::size_t l, std::size_t h, std::size_t b) {

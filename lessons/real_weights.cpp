@@ -38,6 +38,7 @@ std::vector<std::int64_t> parse_ids(const std::string& s) {
 
 std::vector<Tensor> real_attention(const RealInput& in, const std::vector<std::int64_t>& ids) {
   if (in.llama) return llama_forward(*in.llama, ids, false).attention;
+  if (in.mla) return mla_forward(*in.mla, ids, false).attention;
   return gpt2_forward(*in.model, ids, false).attention;
 }
 
@@ -48,15 +49,17 @@ std::size_t tokens_within(std::size_t layers, std::size_t heads, std::size_t cou
 }
 
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
-                          const std::optional<std::string>& token_ids, std::size_t max_tokens) {
+                          const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla) {
   if (text && token_ids) throw UsageError("checkpoint.err.text_and_ids", {});
   if (!text && !token_ids) throw UsageError("checkpoint.err.no_text", {});
   RealInput in;
   in.folder = resolve_weights(weights);
   std::string type = config_model_type(in.folder);
-  if (!type.empty() && type != "gpt2" && !is_llama_family(type))
+  if (!type.empty() && type != "gpt2" && !is_llama_family(type) && !is_mla_family(type))
     throw UsageError("llama.err.arch", {{"file", in.folder + "/config.json"}, {"type", type}});
+  if (is_mla_family(type) && !allow_mla) throw UsageError("llama.err.mla_only", {{"folder", in.folder}});
   if (is_llama_family(type)) in.llama = std::make_unique<LlamaModel>(in.folder);
+  else if (is_mla_family(type)) in.mla = std::make_unique<MlaModel>(in.folder);
   else in.model = std::make_unique<Gpt2Model>(in.folder);
   const ModelConfig& m = in.config();
   bool has_tokenizer = Gpt2Tokenizer::folder_has_tokenizer(in.folder);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bpe.h"
+#include "deepseek.h"
 #include "gpt2.h"
 #include "llama.h"
 
@@ -17,7 +18,8 @@ namespace attn {
 struct RealInput {
   std::string folder;                 // the resolved checkpoint folder
   std::unique_ptr<Gpt2Model> model;   // a GPT-2 checkpoint (model_type "gpt2"), or
-  std::unique_ptr<LlamaModel> llama;  // a Llama-family one (llama, mistral, qwen2): exactly one is set
+  std::unique_ptr<LlamaModel> llama;  // a Llama-family one (llama, mistral, qwen2), or
+  std::unique_ptr<MlaModel> mla;      // an MLA one (deepseek_v2, as attnlab trains it): exactly one is set
   std::vector<std::int64_t> ids;      // the tokens
   bool from_text = false;             // cut from --text by the tokenizer (else --token-ids as given)
   std::vector<std::string> labels;    // as shown: the tokenizer's pieces, or "#id" for --token-ids without one
@@ -28,18 +30,21 @@ struct RealInput {
   // A token's bytes as the text holds them ("" without a tokenizer).
   std::string text_of(std::int64_t id) const { return tokenizer ? tokenizer->decode_bytes(id) : ""; }
 
-  const ModelConfig& config() const { return llama ? llama->config() : model->config(); }
+  const ModelConfig& config() const { return llama ? llama->config() : mla ? mla->config() : model->config(); }
   // The most tokens the model takes (GPT-2's learned positions, a Llama's max_position_embeddings
   // or sliding window); 0: no limit from the config.
-  std::uint64_t max_positions() const { return llama ? llama->max_tokens() : model->config().positions; }
+  std::uint64_t max_positions() const {
+    return llama ? llama->max_tokens() : mla ? mla->max_tokens() : model->config().positions;
+  }
 };
 
 // Every layer's attention weights (H, T, T) on `ids`, whichever family the model is.
 std::vector<Tensor> real_attention(const RealInput& in, const std::vector<std::int64_t>& ids);
 
 // max_tokens: the caller's work cap (a lesson's heatmaps, the heads command's L·H·T² numbers).
+// allow_mla: the caller runs MLA checkpoints too (heads, generate, lesson mla); others refuse one.
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
-                          const std::optional<std::string>& token_ids, std::size_t max_tokens);
+                          const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla = false);
 // The largest T whose `count` tensors of (T, T) per head per layer stay under `budget` numbers.
 std::size_t tokens_within(std::size_t layers, std::size_t heads, std::size_t count, std::size_t budget);
 

@@ -39,16 +39,16 @@ void check_family(const std::string& name, const Gpt2Model* gpt2, const LlamaMod
   auto prompt = g["prompt"].get<std::vector<std::int64_t>>();
   auto ids = g["ids"].get<std::vector<std::int64_t>>();
   std::size_t n = ids.size() - prompt.size();
-  GenerateRun run = generate_greedy(gpt2, llama, prompt, n);
+  GenerateRun run = generate_greedy({gpt2, llama}, prompt, n);
   CHECK(run.ids == ids);
   CHECK(max_diff_rows(run.logits, g["logits"]) < 1e-9);
   // The cache holds every token fed: the prompt and all generated tokens but the last.
   CHECK(run.cache.tokens() == ids.size() - 1);
   Tensor full;
-  CHECK(cached_vs_full(gpt2, llama, run, prompt.size(), &full) < 1e-12);
+  CHECK(cached_vs_full({gpt2, llama}, run, prompt.size(), &full) < 1e-12);
   CHECK(max_diff_rows(full, g["logits"]) < 1e-9);
   // Reading every layer again at each step (a model too large to keep) gives the very same bits.
-  GenerateRun reread = generate_greedy(gpt2, llama, prompt, n, 0.0);
+  GenerateRun reread = generate_greedy({gpt2, llama}, prompt, n, 0.0);
   CHECK(reread.ids == run.ids);
   CHECK(reread.logits.data == run.logits.data);
 }

@@ -57,9 +57,13 @@ TEST_CASE("train --attention refuses what it cannot train or save, with exit 2")
   r = run_cli("train --task text --attention gqa --kv-heads 3 --heads 4");
   CHECK(r.code == 2);
   CHECK(r.err.find("--kv-heads") != std::string::npos);
-  r = run_cli("train --task text --attention mla --save /tmp/attnlab_never_written");
+  r = run_cli("train --task text --attention mla --ffn gelu --save /tmp/attnlab_never_written");
   CHECK(r.code == 2);
-  CHECK(r.err.find("attention") != std::string::npos);
+  CHECK(r.err.find("DeepSeek-V2") != std::string::npos);
+  CHECK(r.err.find("differs in its ffn") != std::string::npos);
+  r = run_cli("train --task text --attention gqa --kv-heads 2 --norm layernorm --save /tmp/attnlab_never_written");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("differs in its norm") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists("/tmp/attnlab_never_written"));
   r = run_cli("train --task text --attention mha --pos nowhere");
   CHECK(r.code == 2);

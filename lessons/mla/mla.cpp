@@ -10,8 +10,10 @@
 #include "deepseek_facts.h"
 #include "errors.h"
 #include "lesson.h"
+#include "locate.h"
 #include "mla.h"
 #include "random.h"
+#include "real_weights.h"
 #include "rope.h"
 
 namespace attn {
@@ -36,9 +38,15 @@ struct MlaOptions : RunContext {
   std::optional<std::int64_t> q_latent_dim;  // --q-latent-dim
   std::optional<std::int64_t> rope_dim;  // --rope-dim
   bool causal = false;  // --causal
+  std::optional<std::string> weights, text, token_ids;  // a trained MLA checkpoint and the learner's sentence
+  std::optional<std::int64_t> layer;
 };
 
 void bind(OptionBinder& b, MlaOptions& o) {
+  b.text("--weights", o.weights);
+  b.integer("--layer", o.layer);
+  b.text("--text", o.text);
+  b.text("--token-ids", o.token_ids);
   b.text("--tokens", o.tokens);
   b.integer("--seq-len", o.seq_len);
   b.integer("--d-model", o.d_model);
@@ -95,12 +103,8 @@ struct Mla {
   MlaDims v3;               // DeepSeek-V3's sizes
 };
 
-Mla compute(const MlaDims& d, std::uint64_t seed, bool causal) {
-  Rng rng(seed);
-  Mla m;
-  m.X = randn(rng, {d.T, d.D});
-  m.w = init_mla_weights(rng, d);
-  m.n = mla_naive(m.X, m.w, d, causal);
+// The absorbed path, the RoPE-on-latent demonstration and the decode costs, from m.X, m.w and m.n.
+void derive(Mla& m, const MlaDims& d, bool causal) {
   m.a = mla_absorbed(m.n.c_KV, m.n.K_R, m.n.Q_C, m.n.Q_R, m.w, d, causal);
   m.rope_on_latent = d.Dh % 2 == 0;
   if (m.rope_on_latent) {
@@ -111,6 +115,28 @@ Mla compute(const MlaDims& d, std::uint64_t seed, bool causal) {
   m.v3 = MlaDims{0, f.v3_d_model, f.v3_heads, f.v3_head_dim, f.v3_d_c, f.v3_d_cq, f.v3_d_R};
   m.costs_run = mla_decode_costs(d, d.T);
   m.costs_v3 = mla_decode_costs(m.v3, kV3Context);
+}
+
+Mla compute(const MlaDims& d, std::uint64_t seed, bool causal) {
+  Rng rng(seed);
+  Mla m;
+  m.X = randn(rng, {d.T, d.D});
+  m.w = init_mla_weights(rng, d);
+  m.n = mla_naive(m.X, m.w, d, causal);
+  derive(m, d, causal);
+  return m;
+}
+
+// A trained MLA checkpoint's layer: X is the input RMSNorm of the residual stream entering it (the
+// real embeddings and the layers below), the weights are the layer's own, attention is causal.
+Mla compute_real(const RealInput& in, std::size_t layer, const MlaDims& d) {
+  MlaLayerWeights w;
+  MlaLayerPass pass = mla_layer_pass(*in.mla, in.ids, layer, &w);
+  Mla m;
+  m.X = std::move(pass.norm1.out);
+  m.w = std::move(w.w);
+  m.n = std::move(pass.attn);
+  derive(m, d, true);
   return m;
 }
 
@@ -263,7 +289,57 @@ void step_cache(LessonRecorder& r, const MlaDims& d) {
                                   {"gqa8", ratio(f.v3_gqa8, f.v3_mla)}});
 }
 
+// Tokens a real run may show: its (H, T, T) heatmaps stay readable and small.
+constexpr std::size_t kRealMaxTokens = 64;
+
+Trace run_real(const MlaOptions& c) {
+  for (auto [set, flag] : {std::pair{c.tokens.has_value(), "--tokens"}, {c.seq_len.has_value(), "--seq-len"},
+                           {c.d_model.has_value(), "--d-model"}, {c.heads.has_value(), "--heads"},
+                           {c.head_dim.has_value(), "--head-dim"}, {c.latent_dim.has_value(), "--latent-dim"},
+                           {c.q_latent_dim.has_value(), "--q-latent-dim"}, {c.rope_dim.has_value(), "--rope-dim"}})
+    if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
+  RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens, true);
+  if (!in.mla) throw UsageError("mla.err.not_mla", {{"folder", in.folder}, {"type", in.config().model_type}});
+  const ModelConfig& mc = in.config();
+  const std::int64_t layer = c.layer.value_or(0);
+  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  const MlaDims d = in.mla->dims(in.ids.size());
+  const std::vector<std::string>& tokens = in.labels;
+  LessonRecorder r("mla", c.lang, {"mla"});
+  MlaOptions shown = c;
+  shown.causal = true;  // a decoder's attention is causal, whatever --causal says
+  record_common_config(r, shown, tokens);
+  r.config("weights", weights_label(in.folder));
+  r.config("layer", layer);
+  r.config("d_model", I(d.D));
+  r.config("n_heads", I(d.H));
+  r.config("head_dim", I(d.Dh));
+  r.config("latent_dim", I(d.C));
+  r.config("q_latent_dim", I(d.Cq));
+  r.config("rope_dim", I(d.R));
+  Mla m = compute_real(in, static_cast<std::size_t>(layer), d);
+
+  Labels rows{.rows = tokens};
+  r.step("real", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"heads", d.H}, {"d_h", d.Dh},
+                  {"d_c", d.C}, {"d_R", d.R}, {"d_model", d.D}, {"mha", 2 * d.H * d.Dh}});
+  r.tensor("X", m.X, rows);
+  step_compress(r, d, m, rows);
+  step_queries(r, d, m, rows);
+  step_rope(r, d, m, rows);
+  step_attend(r, d, m, tokens);
+  step_absorb(r, d, m, tokens);
+  step_decode_cost(r, d, m);
+  step_rope_on_latent(r, d, m, tokens);
+  step_cache(r, d);
+  return r.finish();
+}
+
 Trace run(const MlaOptions& c) {
+  if (c.weights) return run_real(c);
+  for (auto [set, flag] : {std::pair{c.text.has_value(), "--text"}, {c.token_ids.has_value(), "--token-ids"},
+                           {c.layer.has_value(), "--layer"}})
+    if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("mla", c.lang, {"mla"});
   const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
   MlaDims d = resolve_dims(c, token_count(c, defaults));  // sizes checked: nothing per token yet

@@ -9,6 +9,7 @@
 #include "random.h"
 
 #include "layernorm.h"
+#include "rope.h"
 #include "rope_half.h"
 
 namespace attn {
@@ -117,9 +118,89 @@ Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& id
 
 namespace {
 
+// x (n, m·R): every R-wide block of row r rotated in consecutive pairs (rope.h) at position t0 + r.
+Tensor rope_pairs_from(const Tensor& x, std::size_t R, std::size_t t0) {
+  const Tensor theta = rope_theta(R);  // (R/2)
+  Tensor out = x;
+  for (std::size_t r = 0; r < x.dim(0); ++r)
+    for (std::size_t b = 0; b < x.dim(1) / R; ++b)
+      for (std::size_t i = 0; i < R / 2; ++i) {
+        const double angle = static_cast<double>(t0 + r) * theta.data[i], c = std::cos(angle), s = std::sin(angle);
+        const double x0 = x(r, b * R + 2 * i), x1 = x(r, b * R + 2 * i + 1);
+        out(r, b * R + 2 * i) = x0 * c - x1 * s;
+        out(r, b * R + 2 * i + 1) = x0 * s + x1 * c;
+      }
+  return out;
+}
+
+// (n, w) as the cache's (1, n, w).
+Tensor one_group(const Tensor& rows) { return Tensor({1, rows.dim(0), rows.dim(1)}, rows.data); }
+
+}  // namespace
+
+Tensor mla_extend(const MlaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,
+                  const std::vector<MlaLayerWeights>* layers) {
+  const ModelConfig& m = model.config();
+  const std::size_t t0 = cache.tokens(), n = ids.size(), H = m.n_h, Dh = m.d_nope, R = m.d_R;
+  const double inv_scale = 1.0 / std::sqrt(static_cast<double>(Dh + R));
+  cache.K.resize(m.l);
+  cache.V.resize(m.l);
+  Tensor x = model.embed(ids);  // (n, D), checked
+  MlaLayerWeights read;
+  for (std::size_t i = 0; i < m.l; ++i) {
+    const MlaLayerWeights& lw = layers != nullptr ? (*layers)[i] : (read = model.layer(i));
+    const MlaWeights& w = lw.w;
+    const ActivationSite at{model.checkpoint().folder(), i};
+    RmsNormPass n1 = rmsnorm(x, lw.attn_norm, model.rms_eps());
+    require_finite_norm(n1, at, "norm1");
+    const Tensor& a = n1.out;                                         // (n, D)
+    Tensor c_new = matmul(a, w.W_DKV);                                // (n, C)
+    Tensor kr_new = rope_pairs_from(matmul(a, w.W_KR), R, t0);        // (n, R)
+    Tensor Q_C = matmul(a, w.W_Q);                                    // (n, H·Dh)
+    Tensor Q_R = rope_pairs_from(matmul(a, w.W_QR), R, t0);           // (n, H·R)
+    require_finite_activation(c_new, at, "k");
+    require_finite_activation(kr_new, at, "k");
+    require_finite_activation(Q_C, at, "q");
+    require_finite_activation(Q_R, at, "q");
+    cache.K[i] = append_tokens(cache.K[i], one_group(c_new));        // (1, t, C)
+    cache.V[i] = append_tokens(cache.V[i], one_group(kr_new));       // (1, t, R)
+    const Tensor c_KV = slice0(cache.K[i], 0), K_R = slice0(cache.V[i], 0);  // (t, C), (t, R)
+    const std::size_t t = c_KV.dim(0);
+    std::vector<Tensor> heads;
+    for (std::size_t h = 0; h < H; ++h) {
+      Tensor q_abs = matmul_bt(col_block(Q_C, h, Dh), col_block(w.W_UK, h, Dh));  // (n, C): Q_C,h W_UK,hᵀ
+      Tensor scores = scale(add(matmul_bt(q_abs, c_KV), matmul_bt(col_block(Q_R, h, R), K_R)), inv_scale);  // (n, t)
+      for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t j = t0 + r + 1; j < t; ++j) scores(r, j) = -std::numeric_limits<double>::infinity();
+      require_finite_activation(scores, at, "scores", FiniteRule::Causal);
+      Tensor context = matmul(softmax_rows(scores), c_KV);            // (n, C): attention over the cached latents
+      heads.push_back(matmul(context, col_block(w.W_UV, h, Dh)));     // (n, Dh)
+    }
+    Tensor out = matmul(concat_cols(heads), w.W_O);                   // (n, D)
+    require_finite_activation(out, at, "attn_out");
+    x = add(x, out);
+    require_finite_activation(x, at, "resid_mid");
+    RmsNormPass n2 = rmsnorm(x, lw.mlp_norm, model.rms_eps());
+    require_finite_norm(n2, at, "norm2");
+    SwigluPass f = swiglu_forward(n2.out, lw.W_gate, lw.W_up, lw.W_down);
+    require_finite_activation(f.hidden, at, "mlp_hidden");
+    require_finite_activation(f.y, at, "mlp_out");
+    x = add(x, f.y);
+    require_finite_activation(x, at, "block_out");
+  }
+  return model.logits(x);  // (n, V), checked
+}
+
+namespace {
+
 // The numbers of a layer's weight matrices (the vectors are a rounding error beside them).
 std::size_t matrix_numbers(const Gpt2LayerWeights& w) {
   return w.W_Q.numel() + w.W_K.numel() + w.W_V.numel() + w.W_O.numel() + w.W_1.numel() + w.W_2.numel();
+}
+std::size_t matrix_numbers(const MlaLayerWeights& l) {
+  const MlaWeights& w = l.w;
+  return w.W_DKV.numel() + w.W_UK.numel() + w.W_UV.numel() + w.W_Q.numel() + w.W_QR.numel() + w.W_KR.numel() +
+         w.W_O.numel() + l.W_gate.numel() + l.W_up.numel() + l.W_down.numel();
 }
 std::size_t matrix_numbers(const LlamaLayerWeights& w) {
   return w.W_Q.numel() + w.W_K.numel() + w.W_V.numel() + w.W_O.numel() + w.W_gate.numel() + w.W_up.numel() +
@@ -141,17 +222,19 @@ std::vector<Weights> keep_layers(const Model& model, double budget) {
 }
 
 struct Family {
-  const Gpt2Model* gpt2;
-  const LlamaModel* llama;
+  ModelRef model;
   std::vector<Gpt2LayerWeights> gpt2_layers;
   std::vector<LlamaLayerWeights> llama_layers;
-  Family(const Gpt2Model* g, const LlamaModel* l, double budget) : gpt2(g), llama(l) {
-    if (gpt2 != nullptr) gpt2_layers = keep_layers<Gpt2Model, Gpt2LayerWeights>(*gpt2, budget);
-    else llama_layers = keep_layers<LlamaModel, LlamaLayerWeights>(*llama, budget);
+  std::vector<MlaLayerWeights> mla_layers;
+  Family(const ModelRef& m, double budget) : model(m) {
+    if (m.gpt2 != nullptr) gpt2_layers = keep_layers<Gpt2Model, Gpt2LayerWeights>(*m.gpt2, budget);
+    else if (m.llama != nullptr) llama_layers = keep_layers<LlamaModel, LlamaLayerWeights>(*m.llama, budget);
+    else mla_layers = keep_layers<MlaModel, MlaLayerWeights>(*m.mla, budget);
   }
   Tensor extend(const std::vector<std::int64_t>& ids, KvCache& cache) const {
-    if (gpt2 != nullptr) return gpt2_extend(*gpt2, ids, cache, gpt2_layers.empty() ? nullptr : &gpt2_layers);
-    return llama_extend(*llama, ids, cache, llama_layers.empty() ? nullptr : &llama_layers);
+    if (model.gpt2 != nullptr) return gpt2_extend(*model.gpt2, ids, cache, gpt2_layers.empty() ? nullptr : &gpt2_layers);
+    if (model.llama != nullptr) return llama_extend(*model.llama, ids, cache, llama_layers.empty() ? nullptr : &llama_layers);
+    return mla_extend(*model.mla, ids, cache, mla_layers.empty() ? nullptr : &mla_layers);
   }
 };
 
@@ -193,14 +276,15 @@ GenerateStep choose(const Tensor& logits, std::size_t r, const Sampling& samplin
 
 }  // namespace
 
-GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
-                            std::size_t n, double keep_layer_bytes, const Sampling& sampling) {
+GenerateRun generate_greedy(const ModelRef& model, const std::vector<std::int64_t>& prompt, std::size_t n,
+                            double keep_layer_bytes, const Sampling& sampling) {
   GenerateRun run;
   Rng rng(sampling.seed);
   run.ids = prompt;
-  std::size_t V = gpt2 != nullptr ? gpt2->config().vocab : llama->config().vocab;
+  const std::size_t V = model.gpt2 != nullptr ? model.gpt2->config().vocab
+                        : model.llama != nullptr ? model.llama->config().vocab : model.mla->config().vocab;
   run.logits = Tensor({n, V});
-  const Family family(gpt2, llama, keep_layer_bytes);
+  const Family family(model, keep_layer_bytes);
   std::vector<std::int64_t> feed = prompt;  // step 0: the whole prompt (prefill); then one token
   for (std::size_t s = 0; s < n; ++s) {
     Tensor logits = family.extend(feed, run.cache);  // (rows fed, V)
@@ -215,10 +299,11 @@ GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, cons
   return run;
 }
 
-double cached_vs_full(const Gpt2Model* gpt2, const LlamaModel* llama, const GenerateRun& run, std::size_t prompt_len,
-                      Tensor* full_out) {
+double cached_vs_full(const ModelRef& model, const GenerateRun& run, std::size_t prompt_len, Tensor* full_out) {
   std::vector<std::int64_t> fed(run.ids.begin(), run.ids.end() - 1);  // every token that was fed
-  Tensor all = gpt2 != nullptr ? gpt2_forward(*gpt2, fed, true).logits : llama_forward(*llama, fed, true).logits;  // (T, V)
+  Tensor all = model.gpt2 != nullptr    ? gpt2_forward(*model.gpt2, fed, true).logits
+               : model.llama != nullptr ? llama_forward(*model.llama, fed, true).logits
+                                        : mla_forward(*model.mla, fed, true).logits;  // (T, V)
   std::size_t N = run.steps.size(), V = all.dim(1);
   Tensor full({N, V});
   double diff = 0;

@@ -12,13 +12,16 @@
 #include <vector>
 
 #include "activations.h"
+#include "deepseek.h"
 #include "gpt2.h"
 #include "llama.h"
 
 namespace attn {
 
 struct KvCache {
-  std::vector<Tensor> K, V;  // per layer (G, t, Dh); a Llama's K after RoPE (as it is read)
+  // per layer (G, t, Dh); a Llama's K after RoPE (as it is read). MLA caches what its absorbed
+  // path reads: K holds the latent c_KV (1, t, C), V the shared RoPE key K_R after RoPE (1, t, R).
+  std::vector<Tensor> K, V;
   std::size_t tokens() const { return K.empty() ? 0 : K[0].dim(1); }
 };
 
@@ -38,6 +41,19 @@ Tensor gpt2_extend(const Gpt2Model& model, const std::vector<std::int64_t>& ids,
                    const std::vector<Gpt2LayerWeights>* layers = nullptr);
 Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,
                     const std::vector<LlamaLayerWeights>* layers = nullptr);
+// MLA decodes as DeepSeek-V3's inference code does ("absorb"): the new tokens' c_KV and K_R join
+// the cache; each head's query is folded through W_UK,i (width C), scored against the cached
+// latents and RoPE keys, /√(Dh + R), and its weighted sum of latents goes through W_UV,i, then
+// W_O. K_C and V_C are never formed: mla_forward (the naive path) is the check.
+Tensor mla_extend(const MlaModel& model, const std::vector<std::int64_t>& ids, KvCache& cache,
+                  const std::vector<MlaLayerWeights>* layers = nullptr);
+
+// The checkpoint a run reads: exactly one of the three is set.
+struct ModelRef {
+  const Gpt2Model* gpt2 = nullptr;
+  const LlamaModel* llama = nullptr;
+  const MlaModel* mla = nullptr;
+};
 
 // How the next token is chosen from a row of logits:
 //   temperature 0   greedy: the argmax (lowest id on a tie)
@@ -68,13 +84,12 @@ struct GenerateRun {
 // layers are read again at each step, so memory stays at one layer's weights.
 constexpr double kKeptLayerBytes = 2.0 * (1u << 30);
 
-// N greedy steps after `prompt`, for whichever family `gpt2` / `llama` is (exactly one non-null).
+// N greedy steps after `prompt`, for whichever family `model` holds.
 // keep_layer_bytes: the budget above (tests pass 0 to read the layers at every step).
-GenerateRun generate_greedy(const Gpt2Model* gpt2, const LlamaModel* llama, const std::vector<std::int64_t>& prompt,
-                            std::size_t n, double keep_layer_bytes = kKeptLayerBytes, const Sampling& sampling = {});
+GenerateRun generate_greedy(const ModelRef& model, const std::vector<std::int64_t>& prompt, std::size_t n,
+                            double keep_layer_bytes = kKeptLayerBytes, const Sampling& sampling = {});
 // The full forward's logits over all of run.ids but the last, rows T0 − 1 …: (N, V), and the
 // largest |difference| from the cached ones.
-double cached_vs_full(const Gpt2Model* gpt2, const LlamaModel* llama, const GenerateRun& run, std::size_t prompt_len,
-                      Tensor* full_out = nullptr);
+double cached_vs_full(const ModelRef& model, const GenerateRun& run, std::size_t prompt_len, Tensor* full_out = nullptr);
 
 }  // namespace attn

@@ -61,21 +61,20 @@ GenerateReport compute(const GenerateOptions& o) {
   if (o.tokens < 1 || o.tokens > kMaxGenerate)
     throw UsageError("checkpoint.err.generate_tokens", {{"flag", "--tokens"}, {"value", o.tokens}, {"max", kMaxGenerate}});
   GenerateReport r;
-  r.in = load_real_input(o.weights, o.text, o.token_ids, kMaxPrompt);
+  r.in = load_real_input(o.weights, o.text, o.token_ids, kMaxPrompt, true);
   r.prompt_len = r.in.ids.size();
   r.sampling = Sampling{o.temperature, static_cast<std::size_t>(o.top_k), static_cast<std::uint64_t>(o.seed)};
   auto n = static_cast<std::size_t>(o.tokens);
   std::uint64_t max = r.in.max_positions();
   if (max != 0 && r.prompt_len + n - 1 > max)  // the last token is never fed
     throw UsageError("checkpoint.err.generate_positions", {{"flag", "--tokens"}, {"n", n}, {"prompt", r.prompt_len}, {"max", max}});
-  const Gpt2Model* gpt2 = r.in.model.get();
-  const LlamaModel* llama = r.in.llama.get();
-  r.run = generate_greedy(gpt2, llama, r.in.ids, n, kKeptLayerBytes,
+  const ModelRef model{r.in.model.get(), r.in.llama.get(), r.in.mla.get()};
+  r.run = generate_greedy(model, r.in.ids, n, kKeptLayerBytes,
                           Sampling{o.temperature, static_cast<std::size_t>(o.top_k), static_cast<std::uint64_t>(o.seed)});
-  r.max_diff = cached_vs_full(gpt2, llama, r.run, r.prompt_len);
+  r.max_diff = cached_vs_full(model, r.run, r.prompt_len);
   const ModelConfig& m = r.in.config();
-  r.dtype = cache_dtype(llama ? llama->checkpoint() : gpt2->checkpoint());
-  r.per_token_layer = 2 * m.n_g * m.d_h;
+  r.dtype = cache_dtype(model.llama ? model.llama->checkpoint() : model.mla ? model.mla->checkpoint() : model.gpt2->checkpoint());
+  r.per_token_layer = m.mla ? m.d_c + m.d_R : 2 * m.n_g * m.d_h;
   r.bridge_bytes = kv_usage(m, r.run.cache.tokens(), 1, parse_dtype("bf16", "--dtype"), 1).total_bytes;
   return r;
 }
@@ -126,7 +125,8 @@ std::string step_table(const GenerateReport& r, const Text& t) {
 std::string layer_table(const GenerateReport& r, const Text& t) {
   const char* dt = dtype_name(r.dtype);
   TextTable tb;
-  tb.header = {t("checkpoint.heads.col.layer"), "K", "V", t("checkpoint.generate.col.numbers"), dt, "bf16"};
+  const bool mla = r.in.config().mla;
+  tb.header = {t("checkpoint.heads.col.layer"), mla ? "c_KV" : "K", mla ? "K_R" : "V", t("checkpoint.generate.col.numbers"), dt, "bf16"};
   tb.right = {true, false, false, true, true, true};
   for (std::size_t i = 0; i < r.run.cache.K.size(); ++i) {
     u64 numbers = layer_numbers(r.run.cache, i);
@@ -167,11 +167,12 @@ std::string render_text(const GenerateReport& r, const Text& t) {
     }
   }
   out += "\n";
-  out += t("checkpoint.generate.per_token", {{"kv_heads", m.n_g}, {"d_head", m.d_h}, {"per_layer", r.per_token_layer}, {"layers", m.l},
-                                             {"per_token", r.per_token_layer * m.l}, {"dtype", dtype_name(r.dtype)},
-                                             {"bytes", r.per_token_layer * m.l * dtype_size(r.dtype)},
-                                             {"bytes_bf16", r.per_token_layer * m.l * 2}}) + "\n";
-  out += t("checkpoint.generate.layers", {{"t", cached}, {"prompt", r.prompt_len}, {"n", N}}) + "\n" + layer_table(r, t) + "\n";
+  out += t(m.mla ? "checkpoint.generate.per_token_mla" : "checkpoint.generate.per_token",
+           {{"kv_heads", m.n_g}, {"d_head", m.d_h}, {"per_layer", r.per_token_layer}, {"layers", m.l},
+            {"per_token", r.per_token_layer * m.l}, {"dtype", dtype_name(r.dtype)},
+            {"bytes", r.per_token_layer * m.l * dtype_size(r.dtype)}, {"bytes_bf16", r.per_token_layer * m.l * 2},
+            {"d_c", m.d_c}, {"d_R", m.d_R}, {"heads", m.n_h}, {"d_v", m.d_v}, {"mha", 2 * m.n_h * m.d_v}}) + "\n";
+  out += t("checkpoint.generate.layers", {{"t", cached}, {"prompt", r.prompt_len}, {"n", N}, {"mla", m.mla}}) + "\n" + layer_table(r, t) + "\n";
   out += t("checkpoint.generate.check", {{"t", cached}, {"n", N}, {"diff", r.max_diff}}) + "\n\n";
   u64 bf16 = total_numbers(r.run.cache) * 2;
   out += t("checkpoint.generate.bridge", {{"config", r.in.folder + "/config.json"}, {"t", cached}, {"bytes", r.bridge_bytes},
@@ -210,7 +211,8 @@ std::string render_json(const GenerateReport& r) {
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < r.run.cache.K.size(); ++i) {
     u64 numbers = layer_numbers(r.run.cache, i);
-    layers.push_back({{"layer", i}, {"K", r.run.cache.K[i].shape}, {"V", r.run.cache.V[i].shape}, {"numbers", numbers},
+    const bool mla = r.in.config().mla;  // MLA caches the latent and the shared RoPE key
+    layers.push_back({{"layer", i}, {mla ? "c_KV" : "K", r.run.cache.K[i].shape}, {mla ? "K_R" : "V", r.run.cache.V[i].shape}, {"numbers", numbers},
                       {"bytes", numbers * size}, {"bytes_bf16", numbers * 2}});
   }
   j["cache"] = {{"tokens", r.run.cache.tokens()}, {"numbers_per_token_per_layer", r.per_token_layer}, {"layers", layers},

@@ -65,9 +65,11 @@ std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
   const ModelConfig& m = r.in.config();
   std::string out = (r.in.llama ? t("llama.heads.model", {{"folder", weights_label(r.in.folder)}, {"type", m.model_type}, {"layers", m.l},
                                                            {"heads", m.n_h}, {"kv_heads", m.n_g}, {"d_model", m.d}})
+                     : r.in.mla ? t("llama.heads.model_mla", {{"folder", weights_label(r.in.folder)}, {"type", m.model_type}, {"layers", m.l},
+                                                              {"heads", m.n_h}, {"d_model", m.d}, {"d_c", m.d_c}, {"d_R", m.d_R}})
                                 : t("checkpoint.heads.model", {{"folder", weights_label(r.in.folder)}, {"layers", m.l}, {"heads", m.n_h}, {"d_model", m.d}})) + "\n";
   out += t("checkpoint.heads.tokens", {{"n", r.in.ids.size()}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n";
-  out += t(r.in.llama ? "llama.heads.counting" : "checkpoint.heads.counting") + "\n\n";
+  out += t(r.in.llama ? "llama.heads.counting" : r.in.mla ? "llama.heads.counting_mla" : "checkpoint.heads.counting") + "\n\n";
   for (const std::string role : kRoles) {
     if (role == "induction" && !r.induction) {
       out += t("checkpoint.heads.no_induction", {{"n", r.in.ids.size()}}) + "\n";
@@ -117,6 +119,11 @@ std::string render_json(const HeadsReport& r, std::size_t top) {
     j["model_type"] = m.model_type;
     j["kv_heads"] = m.n_g;
   }
+  if (r.in.mla) {  // MLA: its type and what it caches per token and layer
+    j["model_type"] = m.model_type;
+    j["kv_lora_rank"] = m.d_c;
+    j["qk_rope_head_dim"] = m.d_R;
+  }
   j["token_ids"] = r.in.ids;
   j["tokens"] = r.in.labels;
   for (const std::string role : kRoles) {
@@ -144,7 +151,7 @@ void run_heads(const HeadsOptions& o) {
   declare_input_folder("--weights", resolve_weights(o.weights));
   if (o.html) declare_output("--html", *o.html);
   // The cap is checked against the model once it is known (it needs L and H).
-  r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX);
+  r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX, true);
   const ModelConfig& m = r.in.config();
   std::size_t T = r.in.ids.size(), max_t = tokens_within(m.l, m.n_h, 1, kHeadsBudget);
   if (T > max_t)

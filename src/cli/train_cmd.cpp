@@ -500,8 +500,10 @@ std::string variant_name(const decoder::DecoderConfig& d) {
 
 void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextSetup& tx) {
   const decoder::DecoderConfig d = variant_config(o, c);
-  if (!o.save.empty() && !train::llama_incompatibility(d).empty())
-    throw UsageError("train.err.variant_save", {{"flag", "--save"}, {"part", train::llama_incompatibility(d)}});
+  // MHA, GQA and MQA save as Llama, MLA as DeepSeek-V2: both need RoPE, RMSNorm and SwiGLU
+  const bool mla = d.attention == decoder::Attention::Mla;
+  const std::string misfit = mla ? train::deepseek_incompatibility(d) : train::llama_incompatibility(d);
+  if (!o.save.empty() && !misfit.empty()) throw UsageError("train.err.variant_save", {{"flag", "--save"}, {"part", misfit}});
   train::VariantRun r;
   r.model = d;
   r.batch = c.batch, r.steps = c.steps, r.warmup = c.warmup, r.lr = c.lr, r.seed = c.seed;
@@ -550,7 +552,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
   nlohmann::ordered_json evals = nlohmann::ordered_json::array();
   for (const train::VariantEval& v : res.evals) evals.push_back({{"step", v.step}, {"loss", v.loss}});
   if (!o.save.empty()) {
-    const train::LlamaTensors lt = train::llama_tensors(res.model);
+    const train::LlamaTensors lt = mla ? train::deepseek_tensors(res.model) : train::llama_tensors(res.model);
     const bool f64 = o.dtype == "f64";
     nlohmann::ordered_json extra = {{"attnlab_variant", variant_name(d)},
                                     {"attnlab_corpus", {{"name", tx.name}, {"characters", tx.characters},
@@ -559,13 +561,13 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
                                     {"attnlab_train", {{"batch", r.batch}, {"steps", r.steps}, {"lr", r.lr}, {"warmup", r.warmup},
                                                        {"betas", {r.beta1, r.beta2}}, {"weight_decay", r.weight_decay},
                                                        {"seed", r.seed}, {"schedule", "cosine"}}}};
-    write_save_file("config.json", train::llama_config_json(d, f64, extra.dump()));
+    write_save_file("config.json", mla ? train::deepseek_config_json(d, f64, extra.dump()) : train::llama_config_json(d, f64, extra.dump()));
     write_save_file("model.safetensors", train::safetensors_bytes(lt.tensors, f64 ? train::SafeDtype::F64 : train::SafeDtype::F32,
                                                                   {{"format", "pt"}}));
     write_save_file("tokenizer.json", char_tokenizer_json(tx.vocab));
     nlohmann::ordered_json log = {{"text", values}, {"loss_curve", res.loss_curve}, {"evals", evals}};
     write_save_file("training.json", log.dump(1) + "\n");
-    out += "  " + t("train.variant.saved", {{"dir", o.save}}) + "\n";
+    out += "  " + t("train.variant.saved", {{"dir", o.save}, {"mla", mla}}) + "\n";
   }
   if (!o.json.empty()) {
     nlohmann::ordered_json j;

@@ -66,6 +66,7 @@ struct ModelConfig {
   u64 d_nope = 0;          // qk_nope_head_dim
   u64 d_R = 0;             // qk_rope_head_dim
   u64 d_v = 0;             // v_head_dim
+  bool mla_kv_norm = true; // kv_a_layernorm on the latent; false in attnlab's trained MLA (attnlab_mla)
 
   // MoE (DeepSeekMoE): routed experts, shared experts, a router; the first layers stay dense.
   u64 n_routed = 0;        // 0 = dense model

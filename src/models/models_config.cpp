@@ -198,6 +198,10 @@ void read_deepseek(const Reader& r, ModelConfig& m, bool v3) {
   m.d_R = r.req({"qk_rope_head_dim"});
   m.d_v = r.req({"v_head_dim"});
   m.d_h = add(m.d_nope, m.d_R, "head_dim");
+  // attnlab's trained MLA (train --attention mla --save) has no RMSNorm on the latent and says so
+  auto own = r.j.find("attnlab_mla");
+  if (own != r.j.end() && own->is_object() && own->contains("kv_a_layernorm") && (*own)["kv_a_layernorm"] == false)
+    m.mla_kv_norm = false;
   m.n_routed = r.opt({"n_routed_experts"}, 0);
   if (m.n_routed > 0) {
     m.n_shared = r.opt({"n_shared_experts"}, 0);

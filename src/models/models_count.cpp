@@ -100,7 +100,7 @@ std::vector<ParamItem> mla_attention(const ModelConfig& m) {
   }
   u64 ckv = add(m.d_c, m.d_R, kParams);
   push(v, "W_DKV + W_KR (kv_a_proj_with_mqa)", shape(m.d, ckv), mul(m.d, ckv, kParams));
-  push(v, "kv_a_layernorm", shape(m.d_c), m.d_c);
+  if (m.mla_kv_norm) push(v, "kv_a_layernorm", shape(m.d_c), m.d_c);
   u64 kv_out = mul(m.n_h, add(m.d_nope, m.d_v, kParams), kParams);
   push(v, "W_UK + W_UV (kv_b_proj)", shape(m.d_c, kv_out), mul(m.d_c, kv_out, kParams));
   u64 o_in = mul(m.n_h, m.d_v, kParams);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "checkpoint_files.h"
@@ -182,4 +183,73 @@ TEST_CASE("a trained MLA model: train --save, then lesson mla --weights absorbs 
   CliResult p = run_cli("params --weights '" + save + "'");
   CHECK(p.code == 0);
   CHECK(p.out.find("agree") != std::string::npos);
+}
+
+namespace {
+std::string shipped(const std::string& rel) { return slurp(std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/" + rel); }
+}  // namespace
+
+TEST_CASE("the shipped mla-en is the trade-offs study's MLA run at seed 1, and a retrain reproduces its first 20 steps byte for byte",
+          "[checkpoint][mla][slow]") {
+  const nlohmann::json c = nlohmann::json::parse(shipped("mla-en/config.json"));
+  const nlohmann::json rec = nlohmann::json::parse(shipped("mla-en/training.json"));
+  const nlohmann::json study = nlohmann::json::parse(slurp(std::string(ATTNLAB_SOURCE_DIR) + "/data/tradeoffs/results.json"));
+  // the study's mla-32 variant, seed 1: the same config, the same held-out loss and evaluations
+  nlohmann::json run, variant;
+  for (const auto& r : study["runs"])
+    if (r["variant"] == "mla-32" && r["seed"] == 1) run = r;
+  for (const auto& v : study["variants"])
+    if (v["id"] == "mla-32") variant = v;
+  REQUIRE(run.is_object());
+  REQUIRE(variant.is_object());
+  CHECK(c["kv_lora_rank"] == variant["config"]["kv_lora_rank"]);
+  CHECK(c["qk_rope_head_dim"] == variant["config"]["rope_dim"]);
+  CHECK(c["intermediate_size"] == variant["config"]["d_ff"]);
+  CHECK(c["attnlab_train"]["seed"] == 1);
+  CHECK(rec["text"]["heldout_loss"].get<double>() == run["heldout_loss"].get<double>());
+  REQUIRE(rec["evals"].size() == run["evals"].size());
+  for (std::size_t i = 0; i < rec["evals"].size(); ++i) CHECK(rec["evals"][i]["loss"].get<double>() == run["evals"][i][1].get<double>());
+
+  const std::size_t steps = 20;  // inside the warmup: the learning rate does not depend on the run's length
+  REQUIRE(steps <= c["attnlab_train"]["warmup"].get<std::size_t>());
+  const TempDir dir("mla_retrain");
+  const auto& t = c["attnlab_train"];
+  const std::string flags = fmt::format(
+      "train --task text --corpus en --attention mla --latent {} --rope-dim {} --d-model {} --layers {} --heads {} --seq-len {} "
+      "--d-ff {} --batch {} --steps {} --warmup {} --lr {} --seed {} --json '{}/run.json' --quiet",
+      c["kv_lora_rank"].get<int>(), c["qk_rope_head_dim"].get<int>(), c["hidden_size"].get<int>(), c["num_hidden_layers"].get<int>(),
+      c["num_attention_heads"].get<int>(), c["max_position_embeddings"].get<int>(), c["intermediate_size"].get<int>(),
+      t["batch"].get<int>(), steps, t["warmup"].get<int>(), t["lr"].get<double>(), t["seed"].get<int>(), dir.path);
+  CliResult r = run_cli(flags);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json got = nlohmann::json::parse(read_bytes(dir.path + "/run.json"));
+  REQUIRE(got["loss_curve"].size() == steps);
+  for (std::size_t i = 0; i < steps; ++i) {
+    INFO("step " << i + 1);
+    CHECK(got["loss_curve"][i].get<double>() == rec["loss_curve"][i].get<double>());
+  }
+}
+
+TEST_CASE("lesson mla --weights mla-en: the shipped trained MLA absorbs to 1e-12, in English and Chinese", "[checkpoint][mla]") {
+  for (const char* lang : {"en", "zh"}) {
+    INFO(lang);
+    const std::string env = "XDG_CACHE_HOME=/tmp/attnlab_mla_cache_" + std::to_string(::getpid()) + " ";
+    CliResult r = run_cli(std::string("lesson mla --weights mla-en --text 'And Peter said unto Jesus' --layer 1 --lang ") + lang + " --json -", env);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["config"]["weights"] == "mla-en");
+    double scores = -1, output = -1;
+    for (const auto& step : j["steps"]) {
+      if (step["values"].contains("absorb_scores_diff")) scores = step["values"]["absorb_scores_diff"].get<double>();
+      if (step["values"].contains("absorb_output_diff")) output = step["values"]["absorb_output_diff"].get<double>();
+    }
+    CHECK(scores >= 0);
+    CHECK(scores <= 1e-12);
+    CHECK(output >= 0);
+    CHECK(output <= 1e-12);
+    CHECK(j["steps"][0]["id"] == "real");
+  }
+  std::filesystem::remove_all("/tmp/attnlab_mla_cache_" + std::to_string(::getpid()));
 }

@@ -324,3 +324,22 @@ TEST_CASE("bad config.json of the new families through the CLI: one line, exit 2
   CHECK(has(r.err, "key 'text_config' must be an object"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
+
+TEST_CASE("claims never shown: Gemma and Llama 3 70B are presets, and kv-cache sets Llama 3 70B beside DeepSeek-V3", "[presets15][seed]") {
+  // Llama 3 70B by hand: embeddings and untied head 2 × 128,256 × 8,192 = 2,101,346,304; a layer:
+  // q, o 2 × 8,192² = 134,217,728, k, v 2 × 8,192 × 1,024 = 16,777,216, SwiGLU 3 × 8,192 × 28,672 =
+  // 704,643,072, 2 norms 16,384: 855,654,400 × 80 = 68,452,352,000; final norm 8,192.
+  CHECK(count_params(load_preset("llama-3-70b")).total == 70553706496u);
+  // Gemma 2 9B: embeddings 256,000 × 3,584 (tied); a layer: q, o 2 × 3,584 × 4,096, k, v 2 × 3,584 × 2,048,
+  // GeGLU 3 × 3,584 × 14,336, 4 norms: 198,195,200 × 42; final norm 3,584.
+  CHECK(count_params(load_preset("gemma-2-9b")).total == 9241705984u);
+  CliResult kv = run_cli("kv-cache --compare llama-3-70b,deepseek-v3 --seq-len 32768 --lang en");
+  REQUIRE(kv.code == 0);
+  CHECK(has(kv.out, "327,680"));  // 2 × 8 KV heads × 128 × 80 layers × 2 bytes
+  CHECK(has(kv.out, "70,272"));   // (512 + 64) × 61 layers × 2 bytes
+  CHECK(has(run_cli("kv-cache --help").out, "llama-3-70b,deepseek-v3"));
+  CliResult g = run_cli("kv-cache --model gemma-2-9b --seq-len 32768 --lang zh");
+  REQUIRE(g.code == 0);
+  CHECK(has(g.out, "4,096"));  // its local layers' window
+  CHECK(has(run_cli("models --lang en").out, "gemma-2-9b"));
+}

@@ -225,12 +225,12 @@ TEST_CASE("gqa: KV heads in practice read off the presets (GLM-4 has 2), and the
   Trace en = run_lesson("gqa");
   const std::string w = words(step_of(en, "in_practice"));
   CHECK(!has(w, "typically 8 KV heads"));
-  CHECK(has(w, "from 2 to 8 in these 6 bundled presets, 4 of them with 8"));
+  CHECK(has(w, "from 2 to 8 in these 8 bundled presets, 6 of them with 8"));
   CliResult r = run_cli("lesson gqa --step in_practice --color never --lang en");
   CHECK(has(r.out, "GLM-4"));
   CHECK(has(words(step_of(en, "group_map")), "⌊i / (h / g)⌋ = ⌊i / 2⌋"));
   Trace zh = run_lesson("gqa", in("zh"));
-  CHECK(has(words(step_of(zh, "in_practice")), "从 2 个到 8 个不等，其中 4 个是 8 个"));
+  CHECK(has(words(step_of(zh, "in_practice")), "从 2 个到 8 个不等，其中 6 个是 8 个"));
   CHECK(!has(words(step_of(zh, "in_practice")), "通常是 8 个 KV 头"));
   CHECK(has(words(step_of(zh, "group_map")), "⌊i / (h / g)⌋ = ⌊i / 2⌋"));
 }

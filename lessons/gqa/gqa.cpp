@@ -17,8 +17,8 @@ void intro(LessonRecorder& r, const KvDims& d) {
 
 void closing(LessonRecorder& r, const KvDims&, const KvRun&) {
   // The GQA presets; the text says how many KV heads they have, from the presets themselves.
-  const std::vector<std::string> presets{"llama-3-8b", "mistral-7b-v0.1", "qwen3-8b", "glm-4-9b", "qwen3-30b-a3b",
-                                         "deepseek-llm-67b"};
+  const std::vector<std::string> presets{"llama-3-8b", "llama-3-70b", "mistral-7b-v0.1", "qwen3-8b", "glm-4-9b",
+                                         "gemma-2-9b", "qwen3-30b-a3b", "deepseek-llm-67b"};
   std::vector<std::size_t> g;
   for (const std::string& name : presets) g.push_back(load_preset(name).n_g);
   r.step("in_practice", {{"min", *std::min_element(g.begin(), g.end())}, {"max", *std::max_element(g.begin(), g.end())},

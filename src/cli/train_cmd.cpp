@@ -325,7 +325,10 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   }
   if (has_repeat(c.task)) {
     std::string heads;
-    for (auto [l, k] : r.ablated) heads += (heads.empty() ? "" : ", ") + t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
+    for (auto [l, k] : r.ablated) {  // joined as the language joins a list ("L2 H1, L2 H3" / "L2 H1、L2 H3")
+      const std::string item = t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
+      heads = heads.empty() ? item : t("cli.lesson.step_join", {{"list", heads}, {"item", item}});
+    }
     out += "  " + t("train.ablation", {{"loss", last.repeat_loss}, {"n", r.ablated.size()}, {"heads", heads},
                                        {"ablated", r.repeat_loss_ablated}}) + "\n";
   }

@@ -47,14 +47,17 @@ std::string table_for(const std::vector<LayerFlops>& fs, const Text& t) {
     tb.header.push_back(t("flops.variant." + fs[v].id));
     tb.right.push_back(true);
   }
-  for (std::size_t k = 0; k < 7; ++k) {
-    std::vector<std::string> row{t(std::string("flops.part.") + kParts[k])};
-    for (std::size_t v = 0; v < 5; ++v) row.push_back(with_commas_u(part(fs[v], k)));
+  auto add_row = [&](const std::string& label, auto value) {
+    std::vector<std::string> row{label};
+    for (std::size_t v = 0; v < 5; ++v) row.push_back(with_commas_u(value(fs[v])));
     tb.rows.push_back(row);
-  }
-  std::vector<std::string> total{t("flops.row.total")};
-  for (std::size_t v = 0; v < 5; ++v) total.push_back(with_commas_u(2 * fs[v].macs()));
-  tb.rows.push_back(total);
+  };
+  for (std::size_t k = 0; k < 6; ++k)  // the attention's parts, then their subtotals, then the FFN
+    add_row(t(std::string("flops.part.") + kParts[k]), [&](const LayerFlops& f) { return part(f, k); });
+  add_row(t("flops.row.attention_macs"), [](const LayerFlops& f) { return f.macs() - f.ffn; });
+  add_row(t("flops.row.attention_flops"), [](const LayerFlops& f) { return 2 * (f.macs() - f.ffn); });
+  add_row(t("flops.part.ffn"), [](const LayerFlops& f) { return f.ffn; });
+  add_row(t("flops.row.total"), [](const LayerFlops& f) { return 2 * f.macs(); });
   return render_table(tb);
 }
 
@@ -64,6 +67,8 @@ nlohmann::ordered_json json_for(const std::vector<LayerFlops>& fs) {
     nlohmann::ordered_json j;
     j["name"] = f.id;
     for (std::size_t k = 0; k < 7; ++k) j[kParts[k]] = part(f, k);
+    j["attention_macs"] = f.macs() - f.ffn;  // every part but the FFN; exponentials apart
+    j["attention_flops"] = 2 * (f.macs() - f.ffn);
     j["macs"] = f.macs();
     j["flops"] = 2 * f.macs();
     arr.push_back(j);

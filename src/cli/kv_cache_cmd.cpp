@@ -65,6 +65,7 @@ std::string own_cache(const ModelConfig& m, const KvOptions& o, const Dtype& dt,
   KvUsage one = kv_usage(m, o.seq_len, 1, dt, o.tp), all = kv_usage(m, o.seq_len, o.batch, dt, o.tp);
   u64 per_layer = kv_elements_per_layer(m);
   TextTable tb;
+  tb.header = {t("calc.kv.col.what"), t("calc.kv.col.formula"), t("calc.kv.col.own_elements"), t("calc.kv.col.own_size", {{"dtype", dt.name}})};
   tb.right = {false, false, true, false};
   tb.rows.push_back({t("calc.kv.row.one_layer"), per_layer_formula(m), with_commas_u(per_layer), size_text(bytes_of(per_layer, dt, "kv"))});
   tb.rows.push_back({t("calc.kv.row.all_layers", {{"l", m.l}}), "", with_commas_u(all.elements_per_token), size_text(all.bytes_per_token)});

@@ -49,11 +49,13 @@ bool use_color(const std::string& mode) {
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
-// The lesson's own flags, bound with CLI11; help text from cli.opt.NAME (NAME the flag with '_'
-// for '-').
+// The lesson's own flags, bound with CLI11; help text from the lesson's own LESSON.opt.NAME when its
+// catalog has one (a flag whose meaning differs there: swiglu's --d-model has no heads to fit), else
+// from the shared cli.opt.NAME (NAME the flag with '_' for '-').
 class CliBinder : public OptionBinder {
  public:
-  CliBinder(CLI::App* sub, const std::optional<std::string>** weights) : sub_(sub), weights_(weights) {}
+  CliBinder(CLI::App* sub, const std::optional<std::string>** weights, std::string lesson_catalog)
+      : sub_(sub), weights_(weights), catalog_(std::move(lesson_catalog)) {}
   void integer(const char* flag, std::optional<std::int64_t>& v) override { sub_->add_option(flag, v, help(flag)); }
   void real(const char* flag, std::optional<double>& v) override { sub_->add_option(flag, v, help(flag)); }
   void text(const char* flag, std::optional<std::string>& v) override {
@@ -63,14 +65,16 @@ class CliBinder : public OptionBinder {
   void toggle(const char* flag, bool& v) override { sub_->add_flag(flag, v, help(flag)); }
 
  private:
-  static std::string help(const std::string& flag) {
-    std::string key = "cli.opt." + flag.substr(2);
-    for (char& ch : key)
+  std::string help(const std::string& flag) const {
+    std::string name = flag.substr(2);
+    for (char& ch : name)
       if (ch == '-') ch = '_';
-    return attn::cli::text()(key);
+    const std::string own = catalog_ + ".opt." + name;
+    return attn::cli::text().has(own) ? attn::cli::text()(own) : attn::cli::text()("cli.opt." + name);
   }
   CLI::App* sub_;
   const std::optional<std::string>** weights_;
+  std::string catalog_;
 };
 
 // For --help: the sizes a run without flags uses and the tensors its trace holds, read off a
@@ -129,7 +133,7 @@ void setup_lesson(CLI::App& root) {
     opts->lesson = info->make();
     CLI::App* sub = lesson->add_subcommand(info->name, t(catalog_name(*info) + ".summary"));
     sub->add_option("--seed", opts->seed, t("cli.opt.seed"));
-    CliBinder binder(sub, &opts->weights);
+    CliBinder binder(sub, &opts->weights, catalog_name(*info));
     opts->lesson->bind(binder);
     sub->add_option("--precision", opts->precision, t("cli.opt.precision"));
     sub->add_option("--threads", opts->threads, t("cli.opt.threads"));

@@ -24,6 +24,7 @@ struct ParamsOptions {
   ModelSource src;
   std::optional<std::string> weights;  // --weights DIR|ID: count a checkpoint's tensors
   bool json = false;
+  bool no_bias = false;              // --no-bias: explicit dims without bias vectors
   std::optional<std::string> html;  // --html FILE|-
 };
 
@@ -89,16 +90,21 @@ std::string render_text(const ModelConfig& m, const ParamReport& r, const Text& 
   std::string out = (title.empty() ? m.name : fmt::format("{} — {}", m.name, title)) + "\n";
   out += "  " + t("calc.params.model_line", {{"describe", describe(m, t)}, {"d", m.d}, {"l", m.l}}) + "\n";
   if (!m.source.empty()) out += "  " + t("calc.params.source", {{"source", m.source}}) + "\n";
-  if (m.model_type == "custom") out += "  " + t("calc.params.dims_assumed", {{"gated", m.gated_ffn}}) + "\n";
+  if (m.model_type == "custom")
+    out += "  " + t("calc.params.dims_assumed", {{"gated", m.gated_ffn}, {"bias", m.qkv_bias || m.gated_ffn}}) + "\n";
   out += "\n";
   TextTable e;
   e.right = {false, false, true};
   for (const auto& p : r.embeddings) e.rows.push_back({item_label(p, t), p.shape, with_commas_u(p.count)});
-  out += t("calc.params.embeddings") + "\n" + render_table(e) + "\n";
+  if (m.vocab == 0)  // no vocabulary: no embedding and no output head to list
+    out += t("calc.params.no_vocab") + "\n\n";
+  else
+    out += t("calc.params.embeddings") + "\n" + render_table(e) + "\n";
   for (const auto& lp : r.layers) out += layer_section(lp, t);
   TextTable h;
   h.right = {false, false, true};
-  for (const auto& p : r.head) h.rows.push_back({item_label(p, t), p.shape, with_commas_u(p.count)});
+  for (const auto& p : r.head)
+    if (p.count > 0 || m.vocab > 0) h.rows.push_back({item_label(p, t), p.shape, with_commas_u(p.count)});
   out += t("calc.params.output") + "\n" + render_table(h) + "\n";
   TextTable s;
   s.right = {false, true};
@@ -235,10 +241,14 @@ void run_params_weights(const ParamsOptions& o) {
 }
 
 void run_params(const ParamsOptions& o) {
+  if (o.no_bias && o.src.dims.d_model == 0 && o.src.dims.heads == 0)
+    throw UsageError("calc.err.no_bias_dims", {{"flag", "--no-bias"}});
   if (o.weights) return run_params_weights(o);
   declare_input("--config", o.src.config);
   if (o.html) declare_output("--html", *o.html);
-  ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
+  ModelDims dims = o.src.dims;
+  dims.no_bias = o.no_bias;
+  ModelConfig m = select_model(o.src.model, o.src.config, dims);
   ParamReport r = count_params(m);
   if (o.html) {
     const Text& t = text();
@@ -265,6 +275,7 @@ void setup_params(CLI::App& root) {
   CLI::App* sub = root.add_subcommand("params", t("calc.params.description"));
   bind_model_source(sub, opt->src);
   sub->add_option("--kv-heads", opt->src.dims.kv_heads, t("calc.params.opt.kv_heads"));
+  sub->add_flag("--no-bias", opt->no_bias, t("calc.params.opt.no_bias"));
   sub->add_option("--weights", opt->weights, t("census.opt.weights"));
   sub->add_flag("--json", opt->json, t("calc.params.opt.json"));
   sub->add_option("--html", opt->html, t("html.opt.html"));

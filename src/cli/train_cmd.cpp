@@ -325,7 +325,7 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   }
   if (has_repeat(c.task)) {
     std::string heads;
-    for (auto [l, k] : r.ablated) {  // joined as the language joins a list ("L2 H1, L2 H3" / "L2 H1、L2 H3")
+    for (auto [l, k] : r.ablated) {  // joined as the language joins a list (cli.lesson.step_join)
       const std::string item = t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
       heads = heads.empty() ? item : t("cli.lesson.step_join", {{"list", heads}, {"item", item}});
     }

@@ -115,6 +115,7 @@ const std::vector<std::string>& supported_model_types();
 struct ModelDims {
   u64 d_model = 0, layers = 1, heads = 0, kv_heads = 0, head_dim = 0, d_ff = 0, vocab = 0;
   std::string ffn = "gelu";  // gelu | swiglu
+  bool no_bias = false;      // params --no-bias: no bias vector on any matrix (the chapter's count)
 };
 ModelConfig model_from_dims(const ModelDims& dims);  // errors name the flags
 // Exactly one of a preset, a config.json or explicit dims (d_model > 0).

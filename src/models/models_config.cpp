@@ -475,7 +475,8 @@ ModelConfig model_from_dims(const ModelDims& x) {
   bool gpt = x.ffn == "gelu";
   m.d_ff = x.d_ff > 0 ? x.d_ff : mul(m.d, 4, "--d-ff");
   m.gated_ffn = !gpt;
-  m.qkv_bias = m.o_bias = m.mlp_bias = m.norm_bias = gpt;
+  m.qkv_bias = m.o_bias = m.mlp_bias = gpt && !x.no_bias;
+  m.norm_bias = gpt;
   m.tied_embeddings = gpt;
   validate(m, "-", false);  // "-": the flags, named in the message itself
   return m;

@@ -87,29 +87,31 @@ Gpt make_gpt(const GptConfig& c, std::uint64_t seed) { return Gpt{c, gpt_layout(
 
 // ---- layers ----------------------------------------------------------------------------------------
 
-void encoder_forward(double* out, const int* tokens, const double* wte, const double* wpe, std::size_t B,
+template <class S>
+void encoder_forward(S* out, const int* tokens, const S* wte, const S* wpe, std::size_t B,
                      std::size_t T, std::size_t C) {
   parallel_for(B * T, row_grain(C), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
-      const double* e = wte + static_cast<std::size_t>(tokens[n]) * C;
-      const double* p = wpe + (n % T) * C;
+      const S* e = wte + static_cast<std::size_t>(tokens[n]) * C;
+      const S* p = wpe + (n % T) * C;
       for (std::size_t i = 0; i < C; ++i) out[n * C + i] = e[i] + p[i];
     }
   });
 }
 
-void layernorm_forward(double* out, double* mean, double* rstd, const double* inp, const double* w,
-                       const double* b, std::size_t N, std::size_t C) {
+template <class S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* w,
+                       const S* b, std::size_t N, std::size_t C) {
   parallel_for(N, row_grain(3 * C), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
-      const double* x = inp + n * C;
-      double m = 0.0;
+      const S* x = inp + n * C;
+      S m = 0;
       for (std::size_t i = 0; i < C; ++i) m += x[i];
-      m /= static_cast<double>(C);
-      double v = 0.0;
+      m /= static_cast<S>(C);
+      S v = 0;
       for (std::size_t i = 0; i < C; ++i) v += (x[i] - m) * (x[i] - m);
-      v /= static_cast<double>(C);
-      double s = 1.0 / std::sqrt(v + kLayerNormEps);
+      v /= static_cast<S>(C);
+      S s = S(1) / std::sqrt(v + S(kLayerNormEps));
       for (std::size_t i = 0; i < C; ++i) out[n * C + i] = (x[i] - m) * s * w[i] + b[i];
       mean[n] = m;
       rstd[n] = s;
@@ -117,7 +119,8 @@ void layernorm_forward(double* out, double* mean, double* rstd, const double* in
   });
 }
 
-void matmul_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t N,
+template <class S>
+void matmul_forward(S* out, const S* inp, const S* w, NoDeduce<const S*> bias, std::size_t N,
                     std::size_t IC, std::size_t OC) {
   gemm(inp, w, out, N, OC, IC);
   if (bias == nullptr) return;
@@ -135,41 +138,42 @@ namespace {
 // products in the order i = 0…hs−1, from 0.0, as the plain dot product does. Same bits, fewer
 // dependent additions.
 //   qkv_b (T, 3C) this sequence's rows; att_bh (T, T); out_b (T, C); kT scratch (hs·T)
-[[gnu::always_inline]] inline void attention_head_forward_body(double* __restrict out_b, double* __restrict att_bh,
-                                                               const double* __restrict qkv_b, double* __restrict kT,
+template <class S>
+[[gnu::always_inline]] inline void attention_head_forward_body(S* __restrict out_b, S* __restrict att_bh,
+                                                               const S* __restrict qkv_b, S* __restrict kT,
                                                                std::size_t T, std::size_t C, std::size_t hs,
-                                                               std::size_t h, double gate, bool gated) {
+                                                               std::size_t h, S gate, bool gated) {
   const std::size_t C3 = 3 * C;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  const S scale = S(1) / std::sqrt(static_cast<S>(hs));
   for (std::size_t t2 = 0; t2 < T; ++t2)
     for (std::size_t i = 0; i < hs; ++i) kT[i * T + t2] = qkv_b[t2 * C3 + C + h * hs + i];
   for (std::size_t t = 0; t < T; ++t) {
-    const double* q = qkv_b + t * C3 + h * hs;
-    double* row = att_bh + t * T;
+    const S* q = qkv_b + t * C3 + h * hs;
+    S* row = att_bh + t * T;
     const std::size_t n = t + 1;  // keys 0…t
-    for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = 0.0;
+    for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = 0;
     for (std::size_t i = 0; i < hs; ++i) {
-      const double qi = q[i];
-      const double* kr = kT + i * T;
+      const S qi = q[i];
+      const S* kr = kT + i * T;
       for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] += qi * kr[t2];
     }
-    double maxv = -std::numeric_limits<double>::infinity();
+    S maxv = -std::numeric_limits<S>::infinity();
     for (std::size_t t2 = 0; t2 < n; ++t2) {
       row[t2] *= scale;
       if (row[t2] > maxv) maxv = row[t2];
     }
-    double sum = 0.0;
+    S sum = 0;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
       row[t2] = std::exp(row[t2] - maxv);
       sum += row[t2];
     }
     for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] /= sum;
-    for (std::size_t t2 = n; t2 < T; ++t2) row[t2] = 0.0;
-    double* o = out_b + t * C + h * hs;
-    for (std::size_t i = 0; i < hs; ++i) o[i] = 0.0;
+    for (std::size_t t2 = n; t2 < T; ++t2) row[t2] = 0;
+    S* o = out_b + t * C + h * hs;
+    for (std::size_t i = 0; i < hs; ++i) o[i] = 0;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
-      const double* v = qkv_b + t2 * C3 + 2 * C + h * hs;
-      const double w = row[t2];
+      const S* v = qkv_b + t2 * C3 + 2 * C + h * hs;
+      const S w = row[t2];
       for (std::size_t i = 0; i < hs; ++i) o[i] += w * v[i];
     }
     if (gated)
@@ -177,43 +181,48 @@ namespace {
   }
 }
 
-using HeadForward = void (*)(double*, double*, const double*, double*, std::size_t, std::size_t, std::size_t,
-                             std::size_t, double, bool);
+template <class S>
+using HeadForward = void (*)(S*, S*, const S*, S*, std::size_t, std::size_t, std::size_t,
+                             std::size_t, S, bool);
 
-void attention_head_forward_portable(double* out_b, double* att_bh, const double* qkv_b, double* kT, std::size_t T,
-                                     std::size_t C, std::size_t hs, std::size_t h, double gate, bool gated) {
+template <class S>
+void attention_head_forward_portable(S* out_b, S* att_bh, const S* qkv_b, S* kT, std::size_t T,
+                                     std::size_t C, std::size_t hs, std::size_t h, S gate, bool gated) {
   attention_head_forward_body(out_b, att_bh, qkv_b, kT, T, C, hs, h, gate, gated);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same body compiled for AVX2 (4 doubles a vector; no "fma": multiplies and adds stay separate).
-__attribute__((target("avx2"))) void attention_head_forward_avx2(double* out_b, double* att_bh, const double* qkv_b,
-                                                                 double* kT, std::size_t T, std::size_t C,
-                                                                 std::size_t hs, std::size_t h, double gate,
+template <class S>
+__attribute__((target("avx2"))) void attention_head_forward_avx2(S* out_b, S* att_bh, const S* qkv_b,
+                                                                 S* kT, std::size_t T, std::size_t C,
+                                                                 std::size_t hs, std::size_t h, S gate,
                                                                  bool gated) {
   attention_head_forward_body(out_b, att_bh, qkv_b, kT, T, C, hs, h, gate, gated);
 }
 #endif
 
-HeadForward head_forward() {
+template <class S>
+HeadForward<S> head_forward() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_has_avx2()) return attention_head_forward_avx2;
+  if (cpu_has_avx2()) return attention_head_forward_avx2<S>;
 #endif
-  return attention_head_forward_portable;
+  return attention_head_forward_portable<S>;
 }
 
 }  // namespace
 
-void attention_forward(double* out, double* att, const double* qkv, std::size_t B, std::size_t T, std::size_t C,
-                       std::size_t H, const double* head_gate) {
+template <class S>
+void attention_forward(S* out, S* att, const S* qkv, std::size_t B, std::size_t T, std::size_t C,
+                       std::size_t H, NoDeduce<const S*> head_gate) {
   const std::size_t hs = C / H;
-  const HeadForward f = head_forward();
+  const HeadForward<S> f = head_forward<S>();
   parallel_for(B * H, 1, [&](std::size_t j0, std::size_t j1) {
-    std::vector<double> kT(hs * T);
+    std::vector<S> kT(hs * T);
     for (std::size_t j = j0; j < j1; ++j) {
       const std::size_t b = j / H, h = j % H;
       f(out + b * T * C, att + (b * H + h) * T * T, qkv + b * T * 3 * C, kT.data(), T, C, hs, h,
-        head_gate ? head_gate[h] : 1.0, head_gate != nullptr);
+        head_gate ? head_gate[h] : S(1), head_gate != nullptr);
     }
   });
 }
@@ -222,47 +231,52 @@ namespace {
 const double kGeluScale = std::sqrt(2.0 / 3.14159265358979323846);
 }
 
-void gelu_forward(double* out, const double* inp, std::size_t n) {
+template <class S>
+void gelu_forward(S* out, const S* inp, std::size_t n) {
   parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) {
-      double x = inp[i];
-      out[i] = 0.5 * x * (1.0 + std::tanh(kGeluScale * (x + 0.044715 * x * x * x)));
+      S x = inp[i];
+      out[i] = S(0.5) * x * (S(1) + std::tanh(S(kGeluScale) * (x + S(0.044715) * x * x * x)));
     }
   });
 }
 
-void gelu_backward(double* dinp, const double* inp, const double* dout, std::size_t n) {
+template <class S>
+void gelu_backward(S* dinp, const S* inp, const S* dout, std::size_t n) {
   parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) {
-      double x = inp[i];
-      double u = kGeluScale * (x + 0.044715 * x * x * x);
-      double th = std::tanh(u);
-      double du = kGeluScale * (1.0 + 3.0 * 0.044715 * x * x);
-      double g = 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * du;
+      S x = inp[i];
+      S u = S(kGeluScale) * (x + S(0.044715) * x * x * x);
+      S th = std::tanh(u);
+      S du = S(kGeluScale) * (S(1) + S(3.0 * 0.044715) * x * x);
+      S g = S(0.5) * (S(1) + th) + S(0.5) * x * (S(1) - th * th) * du;
       dinp[i] += g * dout[i];
     }
   });
 }
 
-void residual_forward(double* out, const double* a, const double* b, std::size_t n) {
+template <class S>
+void residual_forward(S* out, const S* a, const S* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
 
-void residual_backward(double* da, double* db, const double* dout, std::size_t n) {
+template <class S>
+void residual_backward(S* da, S* db, const S* dout, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     da[i] += dout[i];
     db[i] += dout[i];
   }
 }
 
-void softmax_forward(double* probs, const double* logits, std::size_t N, std::size_t V) {
+template <class S>
+void softmax_forward(S* probs, const S* logits, std::size_t N, std::size_t V) {
   parallel_for(N, row_grain(2 * V), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
-      const double* z = logits + n * V;
-      double* p = probs + n * V;
-      double maxv = z[0];
+      const S* z = logits + n * V;
+      S* p = probs + n * V;
+      S maxv = z[0];
       for (std::size_t i = 1; i < V; ++i) maxv = std::max(maxv, z[i]);
-      double sum = 0.0;
+      S sum = 0;
       for (std::size_t i = 0; i < V; ++i) {
         p[i] = std::exp(z[i] - maxv);
         sum += p[i];
@@ -272,25 +286,26 @@ void softmax_forward(double* probs, const double* logits, std::size_t N, std::si
   });
 }
 
-void crossentropy_forward(double* losses, const double* probs, const int* targets, std::size_t N, std::size_t V) {
+template <class S>
+void crossentropy_forward(S* losses, const S* probs, const int* targets, std::size_t N, std::size_t V) {
   for (std::size_t n = 0; n < N; ++n)
-    losses[n] = targets[n] < 0 ? 0.0 : -std::log(probs[n * V + static_cast<std::size_t>(targets[n])]);
+    losses[n] = targets[n] < 0 ? S(0) : -std::log(probs[n * V + static_cast<std::size_t>(targets[n])]);
 }
 
 // ---- the model -------------------------------------------------------------------------------------
 
-
-void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_t B, std::size_t T, GptActs& a,
-                 const std::vector<std::vector<double>>* ablate) {
+template <class S>
+void gpt_forward(const GptT<S>& m, const int* tokens, const int* targets, std::size_t B, std::size_t T, GptActsT<S>& a,
+                 NoDeduce<const std::vector<std::vector<S>>*> ablate) {
   const GptConfig& c = m.config;
   lm::check_batch("gpt_forward", tokens, targets, B, T, m.config.vocab, m.config.n_positions);
   const std::size_t N = B * T, C = c.d_model, L = c.n_layer, H = c.n_head, V = c.vocab, F = c.d_ff();
-  const double* p = m.params.data();
+  const S* p = m.params.data();
   const GptLayout& g = m.layout;
   a.B = B;
   a.T = T;
-  auto size = [](std::vector<double>& v, std::size_t n) {
-    if (v.size() != n) v.assign(n, 0.0);
+  auto size = [](std::vector<S>& v, std::size_t n) {
+    if (v.size() != n) v.assign(n, S(0));
   };
   size(a.encoded, N * C);
   size(a.ln1, L * N * C), size(a.ln1_mean, L * N), size(a.ln1_rstd, L * N), size(a.qkv, L * N * 3 * C);
@@ -302,18 +317,18 @@ void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_
   size(a.losses, N), size(a.wte_t, C * V);
 
   encoder_forward(a.encoded.data(), tokens, p + g.wte, p + g.wpe, B, T, C);
-  const double* residual = a.encoded.data();
+  const S* residual = a.encoded.data();
   for (std::size_t l = 0; l < L; ++l) {
     const LayerOffsets& o = g.layers[l];
-    double* ln1 = a.ln1.data() + l * N * C;
-    double* qkv = a.qkv.data() + l * N * 3 * C;
-    double* atty = a.atty.data() + l * N * C;
-    double* att = a.att.data() + l * B * H * T * T;
-    double* attproj = a.attproj.data() + l * N * C;
-    double* residual2 = a.residual2.data() + l * N * C;
+    S* ln1 = a.ln1.data() + l * N * C;
+    S* qkv = a.qkv.data() + l * N * 3 * C;
+    S* atty = a.atty.data() + l * N * C;
+    S* att = a.att.data() + l * B * H * T * T;
+    S* attproj = a.attproj.data() + l * N * C;
+    S* residual2 = a.residual2.data() + l * N * C;
     layernorm_forward(ln1, a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, residual, p + o.ln1w, p + o.ln1b, N, C);
     matmul_forward(qkv, ln1, p + o.qkvw, p + o.qkvb, N, C, 3 * C);
-    const double* gate = ablate && l < ablate->size() && !(*ablate)[l].empty() ? (*ablate)[l].data() : nullptr;
+    const S* gate = ablate && l < ablate->size() && !(*ablate)[l].empty() ? (*ablate)[l].data() : nullptr;
     attention_forward(atty, att, qkv, B, T, C, H, gate);
     matmul_forward(attproj, atty, p + o.projw, p + o.projb, N, C, C);
     residual_forward(residual2, residual, attproj, N * C);
@@ -321,11 +336,11 @@ void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_
       residual = residual2;
       continue;
     }
-    double* ln2 = a.ln2.data() + l * N * C;
-    double* fch = a.fch.data() + l * N * F;
-    double* fch_gelu = a.fch_gelu.data() + l * N * F;
-    double* fcproj = a.fcproj.data() + l * N * C;
-    double* residual3 = a.residual3.data() + l * N * C;
+    S* ln2 = a.ln2.data() + l * N * C;
+    S* fch = a.fch.data() + l * N * F;
+    S* fch_gelu = a.fch_gelu.data() + l * N * F;
+    S* fcproj = a.fcproj.data() + l * N * C;
+    S* residual3 = a.residual3.data() + l * N * C;
     layernorm_forward(ln2, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, residual2, p + o.ln2w, p + o.ln2b, N, C);
     matmul_forward(fch, ln2, p + o.fcw, p + o.fcb, N, C, F);
     gelu_forward(fch_gelu, fch, N * F);
@@ -343,6 +358,24 @@ void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_
   if (targets == nullptr) return;
   a.loss = lm::mean_target_loss(a.losses.data(), a.probs.data(), targets, N, V, &a.counted);
 }
+
+// The two scalar types the trainer computes in.
+#define ATTNLAB_GPT_FORWARD(S)                                                                                          \
+  template void encoder_forward(S*, const int*, const S*, const S*, std::size_t, std::size_t, std::size_t);             \
+  template void layernorm_forward(S*, S*, S*, const S*, const S*, const S*, std::size_t, std::size_t);                 \
+  template void matmul_forward(S*, const S*, const S*, const S*, std::size_t, std::size_t, std::size_t);                \
+  template void attention_forward(S*, S*, const S*, std::size_t, std::size_t, std::size_t, std::size_t, const S*);      \
+  template void gelu_forward(S*, const S*, std::size_t);                                                                \
+  template void gelu_backward(S*, const S*, const S*, std::size_t);                                                     \
+  template void residual_forward(S*, const S*, const S*, std::size_t);                                                  \
+  template void residual_backward(S*, S*, const S*, std::size_t);                                                       \
+  template void softmax_forward(S*, const S*, std::size_t, std::size_t);                                               \
+  template void crossentropy_forward(S*, const S*, const int*, std::size_t, std::size_t);                               \
+  template void gpt_forward(const GptT<S>&, const int*, const int*, std::size_t, std::size_t, GptActsT<S>&,             \
+                            const std::vector<std::vector<S>>*);
+ATTNLAB_GPT_FORWARD(double)
+ATTNLAB_GPT_FORWARD(float)
+#undef ATTNLAB_GPT_FORWARD
 
 Tensor attention_of(const Gpt& m, const GptActs& a, std::size_t l, std::size_t h, std::size_t b) {
   const std::size_t H = m.config.n_head, T = a.T, B = a.B;

@@ -520,3 +520,34 @@ TEST_CASE("float32 training gives the same bits for one, two and three threads")
   CHECK(f64.loss_curve != runs[0].loss_curve);
   CHECK(std::fabs(f64.loss_curve.back() - runs[0].loss_curve.back()) < 1e-4);  // yet the same training
 }
+
+TEST_CASE("float32 GELU: eight at a time (AVX2) gives the plain loop's bits, and tanh within 4 eps") {
+  std::vector<float> x;
+  Rng rng(3);
+  for (int i = 0; i < 200; ++i) x.push_back(static_cast<float>(rng.normal() * 3.0));
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 30.0f, -30.0f, 100.0f, -100.0f, 1e4f, -1e4f, 3e38f, -3e38f}) x.push_back(v);
+  const std::size_t n = x.size();
+  std::vector<float> all(n), dall(n, 0.5f), dout(n);
+  for (std::size_t i = 0; i < n; ++i) dout[i] = static_cast<float>(i % 7) - 3.0f;
+  gelu_forward(all.data(), x.data(), n);
+  gelu_backward(dall.data(), x.data(), dout.data(), n);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    float one = 0.0f, done = 0.5f;  // one number alone: the plain loop
+    gelu_forward(&one, &x[i], 1);
+    gelu_backward(&done, &x[i], &dout[i], 1);
+    INFO("x = " << x[i]);
+    CHECK(std::memcmp(&one, &all[i], sizeof(float)) == 0);
+    CHECK(std::memcmp(&done, &dall[i], sizeof(float)) == 0);
+    if (std::fabs(x[i]) < 1e12f) {  // x³ overflows float past 7e12 (as double's does past 5e102)
+      CHECK(std::isfinite(all[i]));
+      CHECK(std::isfinite(dall[i]));
+    }
+    // against the double GELU: float rounding of x's GELU, a few eps of |x| + 1
+    double d = 0.0;
+    const double xd = x[i];
+    gelu_forward(&d, &xd, 1);
+    if (std::fabs(xd) < 1e4) worst = std::max(worst, std::fabs(all[i] - d) / (std::fabs(xd) + 1.0));
+  }
+  CHECK(worst < 4 * 1.1920928955078125e-07);
+}

@@ -3,9 +3,10 @@
 //   cmake --build build --target attnlab_train_bench
 //   build/attnlab_train_bench [steps] [seed] [threads] [mlp]     the default run (4,000 steps, seed 42)
 //   build/attnlab_train_bench scale [threads]                    ms a step at B, T, C around the default
-//   build/attnlab_train_bench step L H C T B V [threads] [steps] [warmup]
+//   build/attnlab_train_bench step L H C T B V [threads] [steps] [warmup] [f64|f32]
 //       one training step (forward + backward + AdamW, the MLP on) of that shape on a fixed random
-//       batch: prints each timed step's wall and CPU ms and the median; bench/train_step_vs_torch.sh reads it
+//       batch, computed in f64 (default) or f32 (`train --compute f32`): prints each timed step's wall
+//       and CPU ms and the median; bench/train_step_vs_torch.sh reads it
 // Timings are for a quiet machine; on a shared one the CPU time (all threads) says more than the wall.
 #include <algorithm>
 #include <chrono>
@@ -56,22 +57,13 @@ int scale(int argc, char** argv) {
 
 // One training step as attn::train::train takes it (gpt_forward, gpt_backward, adamw_step with
 // betas 0.9/0.98, weight decay 0.01 on the matrices only), timed step by step on one fixed batch
-// of random tokens (targets: the next token), so that drawing the batch is not timed.
-int step(int argc, char** argv) {
-  if (argc < 8) {
-    std::fprintf(stderr, "usage: attnlab_train_bench step L H C T B V [threads] [steps] [warmup]\n");
-    return 2;
-  }
-  auto arg = [&](int i) { return static_cast<std::size_t>(std::strtoul(argv[i], nullptr, 10)); };
-  const std::size_t L = arg(2), H = arg(3), C = arg(4), T = arg(5), B = arg(6), V = arg(7);
-  if (argc > 8) attn::set_threads(arg(8));
-  const std::size_t steps = argc > 9 ? arg(9) : 20, warmup = argc > 10 ? arg(10) : 3;
-  if (!L || !H || !C || !T || !B || V < 2 || C % H || !steps) {
-    std::fprintf(stderr, "attnlab_train_bench step: L, H, C, T, B ≥ 1, V ≥ 2, H divides C, steps ≥ 1\n");
-    return 2;
-  }
+// of random tokens (targets: the next token), so that drawing the batch is not timed. S: the
+// scalar type computed in (double, or float as `train --compute f32`).
+template <class S>
+int step_in(std::size_t L, std::size_t H, std::size_t C, std::size_t T, std::size_t B, std::size_t V, std::size_t steps,
+            std::size_t warmup) {
   attn::gpt::GptConfig cfg{V, T, C, L, H, true};
-  attn::gpt::Gpt m = attn::gpt::make_gpt(cfg, 42);
+  attn::gpt::GptT<S> m = attn::gpt::gpt_cast<S>(attn::gpt::make_gpt(cfg, 42));
   std::vector<std::uint8_t> decay(m.layout.total, 0);
   for (const attn::gpt::ParamTensor& t : m.layout.tensors)
     if (t.shape.size() == 2)
@@ -84,10 +76,11 @@ int step(int argc, char** argv) {
       tokens[b * T + t] = seq[b * (T + 1) + t];
       targets[b * T + t] = seq[b * (T + 1) + t + 1];
     }
-  attn::AdamW opt;
+  attn::AdamWT<S> opt;
   opt.beta1 = 0.9, opt.beta2 = 0.98, opt.weight_decay = 0.01;
-  attn::gpt::GptActs acts;
-  std::vector<double> grads, ms, cpu_ms;
+  attn::gpt::GptActsT<S> acts;
+  std::vector<S> grads;
+  std::vector<double> ms, cpu_ms;
   double first_loss = 0, last_loss = 0;
   for (std::size_t s = 0; s < warmup + steps; ++s) {
     const double c0 = cpu_seconds();
@@ -111,11 +104,28 @@ int step(int argc, char** argv) {
   const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   attn::train::TrainConfig tc;
   tc.model = cfg, tc.batch = B;
-  std::printf("\nattnlab f64  L %zu H %zu C %zu T %zu B %zu V %zu  threads %zu  params %zu  %.2f GFLOP/step  "
+  std::printf("\nattnlab %s  L %zu H %zu C %zu T %zu B %zu V %zu  threads %zu  params %zu  %.2f GFLOP/step  "
               "ms/step median %.2f min %.2f max %.2f  loss %.4f -> %.4f\n",
-              L, H, C, T, B, V, attn::thread_count(), m.layout.total, attn::train::step_flops(tc) / 1e9, median,
-              sorted.front(), sorted.back(), first_loss, last_loss);
+              sizeof(S) == 4 ? "f32" : "f64", L, H, C, T, B, V, attn::thread_count(), m.layout.total,
+              attn::train::step_flops(tc) / 1e9, median, sorted.front(), sorted.back(), first_loss, last_loss);
   return 0;
+}
+
+int step(int argc, char** argv) {
+  if (argc < 8) {
+    std::fprintf(stderr, "usage: attnlab_train_bench step L H C T B V [threads] [steps] [warmup] [f64|f32]\n");
+    return 2;
+  }
+  auto arg = [&](int i) { return static_cast<std::size_t>(std::strtoul(argv[i], nullptr, 10)); };
+  const std::size_t L = arg(2), H = arg(3), C = arg(4), T = arg(5), B = arg(6), V = arg(7);
+  if (argc > 8) attn::set_threads(arg(8));
+  const std::size_t steps = argc > 9 ? arg(9) : 20, warmup = argc > 10 ? arg(10) : 3;
+  const std::string dtype = argc > 11 ? argv[11] : "f64";
+  if (!L || !H || !C || !T || !B || V < 2 || C % H || !steps || (dtype != "f64" && dtype != "f32")) {
+    std::fprintf(stderr, "attnlab_train_bench step: L, H, C, T, B ≥ 1, V ≥ 2, H divides C, steps ≥ 1, f64 or f32\n");
+    return 2;
+  }
+  return dtype == "f32" ? step_in<float>(L, H, C, T, B, V, steps, warmup) : step_in<double>(L, H, C, T, B, V, steps, warmup);
 }
 
 }  // namespace

@@ -186,7 +186,8 @@ def drive(a):
     contenders = []  # (V, threads, name, command, env)
     for v in vocabs:
         for t in threads:
-            contenders.append((v, t, "attnlab f64", [a.bench, "step"] + shape + [str(v), str(t), str(a.steps), str(a.warmup)], {}))
+            for dt in ("f64", "f32"):
+                contenders.append((v, t, f"attnlab {dt}", [a.bench, "step"] + shape + [str(v), str(t), str(a.steps), str(a.warmup), dt], {}))
             for dt in ("f64", "f32"):
                 cmd = me + ["torch-step"] + shape + [str(v), dt, str(t), str(a.steps), str(a.warmup)]
                 contenders.append((v, t, f"PyTorch {dt}", cmd, torch_env(t)))
@@ -211,21 +212,22 @@ def drive(a):
         print(f"CONTENDED: attnlab-train was running {'throughout' if jobs and jobs_after else 'during part of the run'}: "
               "every figure below shares the CPUs with it")
     for key, info in infos.items():
-        if key[2] != "attnlab f64" and key[1] == 1 and key[0] == vocabs[0]:
+        if not key[2].startswith("attnlab") and key[1] == 1 and key[0] == vocabs[0]:
             print(f"  {info.split(' blas ')[0]}; BLAS mapped: {info.split(' blas ')[1]}")
     print()
     print(f"{'vocab':>5} {'threads':>7}  {'contender':14s} {'wall ms/step: median':>20} {'range':>17}  {'CPU ms/step':>11}"
-          f"  attnlab / this: wall  CPU")
+          f"  attnlab (same dtype) / this: wall  CPU")
     for v in vocabs:
         for t in threads:
-            ours = statistics.median(times[(v, t, "attnlab f64")])
-            ours_cpu = statistics.median(cpu[(v, t, "attnlab f64")])
-            for name in ("attnlab f64", "PyTorch f64", "PyTorch f64 P", "PyTorch f32", "PyTorch f32 P"):
+            for name in ("attnlab f64", "PyTorch f64", "PyTorch f64 P", "attnlab f32", "PyTorch f32", "PyTorch f32 P"):
                 if (v, t, name) not in times:
                     continue
                 xs, cs = times[(v, t, name)], cpu[(v, t, name)]
                 med, med_cpu = statistics.median(xs), statistics.median(cs)
-                ratio = "" if name == "attnlab f64" else f"{ours / med:19.2f}x {ours_cpu / med_cpu:4.2f}x"
+                dt = name.split()[1]  # f64 or f32: each PyTorch row is compared with attnlab in its own dtype
+                ours = statistics.median(times[(v, t, "attnlab " + dt)])
+                ours_cpu = statistics.median(cpu[(v, t, "attnlab " + dt)])
+                ratio = "" if name.startswith("attnlab") else f"{ours / med:30.2f}x {ours_cpu / med_cpu:4.2f}x"
                 print(f"{v:5d} {t:7d}  {name:14s} {med:20.1f} {min(xs):8.1f} - {max(xs):6.1f}  {med_cpu:11.1f}  {ratio}")
     print("(medians and range over all timed steps of all rounds; CPU = the process's CPU time, all threads;"
           " a ratio > 1 means attnlab is slower)")

@@ -17,10 +17,10 @@
 # What is timed: forward + backward + AdamW (betas 0.9/0.98, weight decay 0.01 on the matrices) of a
 # GPT-2 decoder (pre-LN, learned positions, tied unembedding, tanh GELU MLP 4x, biases, LayerNorm eps
 # 1e-5), 4 layers, 4 heads, d_model 128, seq_len 128, batch 16, vocab 74 (text-en) and 2000 (text-zh),
-# on one fixed random batch, each step timed alone (wall clock). Contenders: attnlab f64 (its trainer
-# computes in f64 only), PyTorch f64 and PyTorch f32, each at 1 and 2 threads, every one a fresh
+# on one fixed random batch, each step timed alone (wall clock). Contenders: attnlab f64, attnlab f32
+# (`train --compute f32`), PyTorch f64 and PyTorch f32, each at 1 and 2 threads, every one a fresh
 # process, interleaved over ROUNDS rounds. Reported per contender: the median and range of all timed
-# steps, and attnlab / PyTorch (medians) at the same thread count. The load average is printed beside
+# steps, and attnlab / PyTorch (medians) in the same dtype at the same thread count. The load average is printed beside
 # the figures, and a running attnlab-train (a long training job) is named: such figures are contended.
 # At 2 threads PyTorch is also timed with OMP_WAIT_POLICY=PASSIVE ("P"): with libgomp's default (spin
 # while waiting) beside OpenBLAS's own threads, Debian's torch measured slower at 2 threads than at 1 on

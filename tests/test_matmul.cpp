@@ -350,3 +350,40 @@ TEST_CASE("lesson --json on a full disk is an error naming the flag and the path
   CHECK(r.code == 1);  // a failed write is not bad usage (issue 16): exit 1, one line
   CHECK(r.err.find("--json: cannot write to '/dev/full': No space left on device") != std::string::npos);
 }
+
+TEST_CASE("the float32 matmul kernel equals the plain float loop bit for bit at awkward shapes", "[matmul]") {
+  // train --compute f32's products: every path, thread count and micro-kernel (6 x 16 floats) gives
+  // each output as the plain loop's float sum over k in order. And it is float arithmetic: the same
+  // product summed in double and rounded once differs somewhere.
+  ThreadsGuard guard;
+  std::size_t shapes[][3] = {{1, 1, 1},   {7, 13, 11},   {97, 101, 89}, {6, 16, 256}, {5, 17, 257},
+                             {2, 3, 1},   {1, 50, 40},   {200, 3, 70},  {4, 300, 20}, {97, 2049, 257},
+                             {61, 29, 513}, {1, 3001, 700}, {2, 530, 90}, {96, 33, 300}};
+  bool differs_from_double = false;
+  for (auto& s : shapes) {
+    const std::size_t M = s[0], N = s[1], K = s[2];
+    std::vector<double> ad = awkward(M * K, M * 1000003 + K), bd = awkward(K * N, N * 7919 + K);
+    std::vector<float> a(ad.begin(), ad.end()), b(bd.begin(), bd.end()), want(M * N);
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        float sum = 0.0f;
+        double wide = 0.0;
+        for (std::size_t k = 0; k < K; ++k) {
+          sum += a[i * K + k] * b[k * N + j];
+          wide += static_cast<double>(a[i * K + k]) * static_cast<double>(b[k * N + j]);
+        }
+        want[i * N + j] = sum;
+        differs_from_double = differs_from_double || sum != static_cast<float>(wide);
+      }
+    for (std::size_t threads : {1, 2, 3}) {
+      set_threads(threads);
+      for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked, GemmPath::BlockedPortable, GemmPath::BlockedAvx2}) {
+        std::vector<float> got(M * N, 12345.0f);
+        gemm(a.data(), b.data(), got.data(), M, N, K, path);
+        INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path));
+        CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+  CHECK(differs_from_double);
+}

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -155,6 +157,61 @@ TEST_CASE("train: bad values are one line on stderr naming the flag, exit 2, not
     CHECK(r.code == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
+
+TEST_CASE("train --compute f32: the same bytes for 1, 2 and 3 threads, a checkpoint heads and generate read") {
+  namespace fs = std::filesystem;
+  // wide enough (batch 16 x 16 positions, d_model 32, the MLP) that the matmuls run on several threads
+  const std::string flags = "train --layers 2 --heads 4 --d-model 32 --vocab 16 --seq-len 16 --batch 16 --steps 8 --warmup 2 --mlp --compute f32";
+  const fs::path base = fs::temp_directory_path() / ("attnlab_train_f32_" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  std::vector<CliResult> runs;
+  for (int threads : {1, 2, 3}) {
+    runs.push_back(run_cli(flags + " --threads " + std::to_string(threads) + " --save '" + (base / std::to_string(threads)).string() + "'"));
+    INFO("threads " << threads << ": " << runs.back().err);
+    REQUIRE(runs.back().code == 0);
+  }
+  CHECK(runs[0].out.find("computed in float32") != std::string::npos);
+  for (const char* file : {"model.safetensors", "training.json", "config.json"})
+    for (int threads : {2, 3}) {
+      INFO(file << " threads " << threads);
+      CHECK(slurp((base / std::to_string(threads) / file).string()) == slurp((base / "1" / file).string()));
+    }
+  auto report = [](const CliResult& r) { return r.out.substr(0, r.out.find("Saved a GPT-2 checkpoint to")); };  // the folders differ
+  CHECK(report(runs[1]) == report(runs[0]));
+  CHECK(report(runs[2]) == report(runs[0]));
+  nlohmann::json cfg = nlohmann::json::parse(slurp((base / "1" / "config.json").string()));
+  CHECK(cfg["attnlab_train"]["compute"] == "f32");
+  CHECK(cfg["torch_dtype"] == "float32");
+  // not the f64 run: its loss curve differs (and f64 writes no "compute" key, as before the flag)
+  CliResult f64 = run_cli("train --layers 2 --heads 4 --d-model 32 --vocab 16 --seq-len 16 --batch 16 --steps 8 --warmup 2 --mlp --save '" +
+                          (base / "f64").string() + "'");
+  REQUIRE(f64.code == 0);
+  CHECK(f64.out.find("float32") == std::string::npos);
+  CHECK(slurp((base / "f64" / "training.json").string()) != slurp((base / "1" / "training.json").string()));
+  CHECK_FALSE(nlohmann::json::parse(slurp((base / "f64" / "config.json").string()))["attnlab_train"].contains("compute"));
+  CliResult h = run_cli("heads --weights '" + (base / "1").string() + "' --token-ids 1,2,3,4,1,2,3,4 --json");
+  INFO(h.err);
+  CHECK(h.code == 0);
+  CHECK(h.out.find("\"scores\"") != std::string::npos);
+  CliResult g = run_cli("generate --weights '" + (base / "1").string() + "' --token-ids 3,1,4,1,5 --tokens 3 --json");
+  INFO(g.err);
+  CHECK(g.code == 0);
+  CHECK(nlohmann::json::parse(g.out)["steps"].size() == 3);
+  fs::remove_all(base);
+}
+
+TEST_CASE("train --compute: a bad value or a variant is one line on stderr, exit 2") {
+  for (const auto& [args, says] : {std::pair<std::string, std::string>{"--compute bf16", "--compute: 'bf16' is not one of f32, f64"},
+                                   {"--compute f32 --task text --attention gqa --kv-heads 2", "--compute f32 trains the GPT-2 only"},
+                                   {"--compute f32 --study tradeoffs", "--compute f32 trains the GPT-2 only"}}) {
+    CliResult r = run_cli("train " + args);
+    INFO("train " << args << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(says) != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }

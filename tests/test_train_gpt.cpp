@@ -381,3 +381,175 @@ TEST_CASE("safetensors bytes: little-endian header length, padded JSON header, r
   std::memcpy(&d, f64.data() + f64.size() - 8, 8);
   CHECK(d == 7.25);
 }
+
+// ---- float32 (train --compute f32) --------------------------------------------------------------------
+
+namespace {
+
+// f32 against PyTorch in float32 (tests/golden/gen_train_gpt_f32.py). Both round at every operation,
+// in different orders and with different exp/log/tanh, so they agree to a few float epsilons
+// (eps = 2^-23 ≈ 1.19e-7) of each quantity's scale, not to the bit. The tolerances:
+// - the loss within 8 eps of it (measured: 0-0.9 eps);
+// - every gradient within 16 eps of the largest gradient of its case (measured: 1.1-1.8 eps; a
+//   gradient sums up to B·T·4C float-rounded products through LayerNorm, softmax and GELU backward);
+// - each weight after 3 AdamW steps within 16 eps of the largest weight (they are about 1), plus
+//   what AdamW makes of a gradient known to ±δ = 16 eps · scale: its step is lr · m̂ / √v̂, about
+//   lr · g/|g|, so a gradient g moves the weight by up to 3 · lr · min(2, δ/|g|) more. That term
+//   matters where |g| is near the float noise: the key biases' gradient is exactly 0 (adding a
+//   constant to every score of a softmax changes nothing), and some key weights' is 1e-9, so both
+//   sides hold rounding noise there, which AdamW's m / (√v + 1e-8) turns into a step of an arbitrary
+//   sign. (In f64 that noise is 1e-18, far below ε = 1e-8, and the f64 fixture needs no such term.)
+constexpr double kEps32 = 1.1920928955078125e-07;
+
+void check_case_f32(const std::string& name, const nlohmann::json& k) {
+  const auto& cfg = k["config"];
+  GptConfig c{cfg["vocab"], cfg["n_positions"], cfg["d_model"], cfg["n_layer"], cfg["n_head"], cfg["mlp"]};
+  const Gpt m64 = make_gpt(c, cfg["seed"].get<std::uint64_t>());
+  GptT<float> m = gpt_cast<float>(m64);
+  std::vector<int> tokens = k["tokens"].get<std::vector<int>>(), targets = k["targets"].get<std::vector<int>>();
+  const std::size_t B = cfg["batch"], T = c.n_positions;
+  GptActsT<float> a;
+  std::vector<float> grads;
+  gpt_forward(m, tokens.data(), targets.data(), B, T, a);
+  const double want_loss = k["loss"].get<double>();
+  INFO("case " << name << ": loss " << a.loss << ", PyTorch float32 " << want_loss << " ("
+                << std::fabs(a.loss - want_loss) / (kEps32 * want_loss) << " eps of it)");
+  CHECK(std::fabs(a.loss - want_loss) <= 8 * kEps32 * want_loss);
+  CHECK(static_cast<double>(static_cast<float>(a.loss)) == a.loss);  // a float, widened
+  gpt_backward(m, tokens.data(), targets.data(), a, grads);
+
+  // the same gradients in f64 from the same (float-rounded) weights: float's are not those
+  const Gpt m64r = gpt_cast<double>(m);
+  GptActs a64;
+  std::vector<double> grads64;
+  gpt_forward(m64r, tokens.data(), targets.data(), B, T, a64);
+  gpt_backward(m64r, tokens.data(), targets.data(), a64, grads64);
+
+  double scale = 0.0, worst = 0.0, from_f64 = 0.0;
+  for (const ParamTensor& t : m.layout.tensors) {
+    const auto& g = k["grads"][t.name];
+    REQUIRE(g.size() == t.size);
+    for (std::size_t i = 0; i < t.size; ++i) {
+      scale = std::max(scale, std::fabs(g[i].get<double>()));
+      worst = std::max(worst, std::fabs(grads[t.offset + i] - g[i].get<double>()));
+      from_f64 = std::max(from_f64, std::fabs(grads[t.offset + i] - grads64[t.offset + i]));
+    }
+  }
+  INFO("largest gradient " << scale << "; largest difference from PyTorch f32 " << worst << " (" << worst / (kEps32 * scale)
+                           << " eps of scale); from attnlab f64 " << from_f64);
+  CHECK(worst <= 16 * kEps32 * scale);
+  // the test has teeth: f32 really computed in float (the f64 path would differ from itself by 0
+  // here, and from PyTorch's float32 by about as much as float does), and loss and gradients moved
+  CHECK(from_f64 >= 0.01 * kEps32 * scale);
+  CHECK(a.loss != a64.loss);
+
+  std::vector<std::uint8_t> decay(m.layout.total, 0);
+  for (const ParamTensor& t : m.layout.tensors)
+    if (t.shape.size() == 2) std::fill(decay.begin() + t.offset, decay.begin() + t.offset + t.size, 1);
+  AdamWT<float> opt;
+  opt.beta1 = cfg["betas"][0], opt.beta2 = cfg["betas"][1], opt.eps = cfg["eps"], opt.weight_decay = cfg["weight_decay"];
+  const std::size_t steps = cfg["adamw_steps"];
+  for (std::size_t s = 0; s < steps; ++s) {
+    gpt_forward(m, tokens.data(), targets.data(), B, T, a);
+    const double want_s = k["step_losses"][s].get<double>();
+    INFO("step " << s << ": loss " << a.loss << ", PyTorch " << want_s << " (" << std::fabs(a.loss - want_s) / (kEps32 * want_s)
+                 << " eps of it)");
+    CHECK(std::fabs(a.loss - want_s) <= 8 * kEps32 * want_s);
+    gpt_backward(m, tokens.data(), targets.data(), a, grads);
+    adamw_step(opt, m.params, grads, cfg["lr"].get<double>(), &decay);
+  }
+  double wscale = 0.0;
+  for (const ParamTensor& t : m.layout.tensors)
+    for (const auto& w : k["after"][t.name]) wscale = std::max(wscale, std::fabs(w.get<double>()));
+  const double lr = cfg["lr"].get<double>(), delta = 16 * kEps32 * scale;
+  double worst_share = 0.0, worst_w = 0.0;  // the largest |difference| / allowed, and the largest difference
+  std::string where;
+  std::size_t free_to_move = 0;  // weights whose gradient is within δ of 0: AdamW may step them either way
+  for (const ParamTensor& t : m.layout.tensors) {
+    const auto& w = k["after"][t.name];
+    const auto& g = k["grads"][t.name];
+    REQUIRE(w.size() == t.size);
+    for (std::size_t i = 0; i < t.size; ++i) {
+      const double gi = std::fabs(g[i].get<double>());
+      const double allowed = 16 * kEps32 * wscale + static_cast<double>(steps) * lr * std::min(2.0, delta / gi);
+      free_to_move += gi <= delta;
+      const double d = std::fabs(m.params[t.offset + i] - w[i].get<double>());
+      worst_w = std::max(worst_w, d);
+      if (d / allowed > worst_share) worst_share = d / allowed, where = t.name + "[" + std::to_string(i) + "]";
+    }
+  }
+  INFO("largest weight " << wscale << "; largest difference after AdamW " << worst_w << " (" << worst_w / (kEps32 * wscale)
+                         << " eps of scale); closest to its bound: " << where << " at " << worst_share << " of it; "
+                         << free_to_move << " of " << m.layout.total << " weights have |gradient| <= delta");
+  CHECK(worst_share <= 1.0);
+  CHECK(free_to_move < m.layout.total / 10);  // the bound stays tight for all but a few weights (measured: 0.5-8%)
+}
+
+}  // namespace
+
+TEST_CASE("gpt float32 loss, every gradient and AdamW steps agree with PyTorch autograd in float32") {
+  std::ifstream in(std::string(ATTNLAB_TEST_DIR) + "/golden/train_gpt_f32.json");
+  REQUIRE(in.good());
+  nlohmann::json doc = nlohmann::json::parse(in);
+  REQUIRE(doc["dtype"] == "float32");
+  REQUIRE(doc["cases"].size() == 3);
+  for (const auto& [name, k] : doc["cases"].items()) check_case_f32(name, k);
+}
+
+TEST_CASE("float32 training gives the same bits for one, two and three threads") {
+  // large enough that the matmuls take the blocked kernel on several threads (N = 256 rows)
+  train::TrainConfig c;
+  c.model = {16, 16, 32, 2, 4, true};
+  c.batch = 16, c.steps = 5, c.warmup = 2, c.eval_every = 5, c.eval_batch = 4;
+  c.compute = train::Precision::F32;
+  std::vector<train::TrainResult> runs;
+  for (std::size_t threads : {1, 2, 3}) {
+    set_threads(threads);
+    runs.push_back(train::train(c));
+  }
+  set_threads(0);
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    INFO("threads " << i + 1);
+    CHECK(runs[i].loss_curve == runs[0].loss_curve);
+    CHECK(runs[i].model.params == runs[0].model.params);
+    CHECK(runs[i].evals.back().loss == runs[0].evals.back().loss);
+  }
+  // every weight is a float (widened exactly), and the run is not the f64 one
+  for (double w : runs[0].model.params) REQUIRE(static_cast<double>(static_cast<float>(w)) == w);
+  for (double l : runs[0].loss_curve) REQUIRE(static_cast<double>(static_cast<float>(l)) == l);
+  c.compute = train::Precision::F64;
+  train::TrainResult f64 = train::train(c);
+  CHECK(f64.loss_curve != runs[0].loss_curve);
+  CHECK(std::fabs(f64.loss_curve.back() - runs[0].loss_curve.back()) < 1e-4);  // yet the same training
+}
+
+TEST_CASE("float32 GELU: eight at a time (AVX2) gives the plain loop's bits, and tanh within 4 eps") {
+  std::vector<float> x;
+  Rng rng(3);
+  for (int i = 0; i < 200; ++i) x.push_back(static_cast<float>(rng.normal() * 3.0));
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 30.0f, -30.0f, 100.0f, -100.0f, 1e4f, -1e4f, 3e38f, -3e38f}) x.push_back(v);
+  const std::size_t n = x.size();
+  std::vector<float> all(n), dall(n, 0.5f), dout(n);
+  for (std::size_t i = 0; i < n; ++i) dout[i] = static_cast<float>(i % 7) - 3.0f;
+  gelu_forward(all.data(), x.data(), n);
+  gelu_backward(dall.data(), x.data(), dout.data(), n);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    float one = 0.0f, done = 0.5f;  // one number alone: the plain loop
+    gelu_forward(&one, &x[i], 1);
+    gelu_backward(&done, &x[i], &dout[i], 1);
+    INFO("x = " << x[i]);
+    CHECK(std::memcmp(&one, &all[i], sizeof(float)) == 0);
+    CHECK(std::memcmp(&done, &dall[i], sizeof(float)) == 0);
+    if (std::fabs(x[i]) < 1e12f) {  // x³ overflows float past 7e12 (as double's does past 5e102)
+      CHECK(std::isfinite(all[i]));
+      CHECK(std::isfinite(dall[i]));
+    }
+    // against the double GELU: float rounding of x's GELU, a few eps of |x| + 1
+    double d = 0.0;
+    const double xd = x[i];
+    gelu_forward(&d, &xd, 1);
+    if (std::fabs(xd) < 1e4) worst = std::max(worst, std::fabs(all[i] - d) / (std::fabs(xd) + 1.0));
+  }
+  CHECK(worst < 4 * 1.1920928955078125e-07);
+}

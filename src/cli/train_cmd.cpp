@@ -48,6 +48,7 @@ struct TrainOptions {
   std::optional<std::int64_t> threads;
   bool mlp = false, no_mlp = false;  // the default model is attention-only: it forms the circuit in about a minute
   std::string save, json, html, dtype = "f32";
+  std::string compute = "f64";  // --compute f32: the training step in float32 (gpt.h's float kernels)
   bool force = false;  // --force: --save may replace a folder that is not empty
   std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
   std::string study;            // --study tradeoffs: the chapter's variants over several seeds (study_cmd.cpp)
@@ -121,6 +122,9 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
   if (o.init != "random" && o.init != "symmetric") throw UsageError("train.err.init", {{"flag", "--init"}, {"value", o.init}});
   c.symmetric_heads = o.init == "symmetric";
   if (o.dtype != "f32" && o.dtype != "f64") throw UsageError("train.err.dtype", {{"flag", "--dtype"}, {"value", o.dtype}});
+  if (o.compute != "f32" && o.compute != "f64") throw UsageError("train.err.dtype", {{"flag", "--compute"}, {"value", o.compute}});
+  if (o.compute == "f32" && o.variant()) throw UsageError("train.err.compute_variant", {{"flag", "--compute"}, {"value", o.compute}});
+  c.compute = o.compute == "f32" ? train::Precision::F32 : train::Precision::F64;
   if (o.d_model % o.heads != 0)
     throw UsageError("cli.err.not_divisible", {{"a_flag", "--d-model"}, {"a", o.d_model}, {"b_flag", "--heads"},
                                                {"b", o.heads}, {"suggest", (o.d_model / o.heads + 1) * o.heads}});
@@ -255,7 +259,8 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   out += "  " + t("train.model_line", {{"layers", m.n_layer}, {"heads", m.n_head}, {"d_model", m.d_model}, {"vocab", m.vocab},
                                        {"seq_len", m.n_positions}, {"mlp", m.mlp}, {"params", r.model.layout.total}}) + "\n";
   out += "  " + t("train.train_line", {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
-                                       {"seed", c.seed}, {"gflop", train::step_flops(c) / 1e9}}) + "\n\n";
+                                       {"seed", c.seed}, {"gflop", train::step_flops(c) / 1e9},
+                                       {"compute", c.compute == train::Precision::F32 ? "f32" : "f64"}}) + "\n\n";
 
   // The loss curve: the mean loss over each twentieth of the run.
   out += t("train.loss_title", {{"vocab", m.vocab}, {"ln_v", ln_v}}) + "\n";
@@ -355,6 +360,7 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
                  {"weight_decay", c.weight_decay}, {"seed", c.seed}, {"parameters", r.model.layout.total},
                  {"flops_per_step", train::step_flops(c)}, {"init", c.symmetric_heads ? "symmetric" : "random"},
                  {"eval_every", c.eval_every}, {"eval_batch", c.eval_batch}};
+  if (c.compute == train::Precision::F32) j["config"]["compute"] = "f32";  // absent: f64, as before the flag
   const double ln_v = std::log(static_cast<double>(m.vocab));
   j["values"] = {{"ln_vocab", ln_v},
                  {"drop_step", train::phase_change(r, has_repeat(c.task), ln_v).reached
@@ -417,6 +423,8 @@ std::string hf_config(const train::TrainConfig& c, const TextSetup* tx, const st
   j["attnlab_train"] = {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
                         {"betas", {c.beta1, c.beta2}}, {"weight_decay", c.weight_decay}, {"seed", c.seed},
                         {"schedule", c.cosine ? "cosine" : "constant"}};
+  // only when not the default, so that an f64 run writes the bytes it always wrote
+  if (c.compute == train::Precision::F32) j["attnlab_train"]["compute"] = "f32";
   return j.dump(2) + "\n";
 }
 
@@ -594,6 +602,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
 
 void run_train(const TrainOptions& o) {
   if (!o.study.empty()) {
+    if (o.compute == "f32") throw UsageError("train.err.compute_variant", {{"flag", "--compute"}, {"value", o.compute}});
     if (o.threads && (*o.threads < 1 || *o.threads > 1024))
       throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
     return run_study_command(o.study, o.json, o.threads ? static_cast<std::size_t>(*o.threads) : thread_count(), o.quiet);
@@ -649,6 +658,7 @@ void setup_train(CLI::App& root) {
   sub->add_flag("--allow-long", o->allow_long, t("train.opt.allow_long"));
   sub->add_flag("--quiet", o->quiet, t("train.opt.quiet"));
   sub->add_option("--dtype", o->dtype, t("train.opt.dtype"));
+  sub->add_option("--compute", o->compute, t("train.opt.compute"));
   sub->add_option("--init", o->init, t("train.opt.init"));
   sub->add_option("--json", o->json, t("train.opt.json"));
   sub->add_option("--html", o->html, t("train.opt.html"));

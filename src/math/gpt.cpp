@@ -1,10 +1,18 @@
 // The GPT-2 forward pass (see gpt.h); the backward passes are in gpt_backward.cpp.
 #include "gpt.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "cpu.h"
 #include "lm_batch.h"
@@ -87,29 +95,31 @@ Gpt make_gpt(const GptConfig& c, std::uint64_t seed) { return Gpt{c, gpt_layout(
 
 // ---- layers ----------------------------------------------------------------------------------------
 
-void encoder_forward(double* out, const int* tokens, const double* wte, const double* wpe, std::size_t B,
+template <class S>
+void encoder_forward(S* out, const int* tokens, const S* wte, const S* wpe, std::size_t B,
                      std::size_t T, std::size_t C) {
   parallel_for(B * T, row_grain(C), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
-      const double* e = wte + static_cast<std::size_t>(tokens[n]) * C;
-      const double* p = wpe + (n % T) * C;
+      const S* e = wte + static_cast<std::size_t>(tokens[n]) * C;
+      const S* p = wpe + (n % T) * C;
       for (std::size_t i = 0; i < C; ++i) out[n * C + i] = e[i] + p[i];
     }
   });
 }
 
-void layernorm_forward(double* out, double* mean, double* rstd, const double* inp, const double* w,
-                       const double* b, std::size_t N, std::size_t C) {
+template <class S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* w,
+                       const S* b, std::size_t N, std::size_t C) {
   parallel_for(N, row_grain(3 * C), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
-      const double* x = inp + n * C;
-      double m = 0.0;
+      const S* x = inp + n * C;
+      S m = 0;
       for (std::size_t i = 0; i < C; ++i) m += x[i];
-      m /= static_cast<double>(C);
-      double v = 0.0;
+      m /= static_cast<S>(C);
+      S v = 0;
       for (std::size_t i = 0; i < C; ++i) v += (x[i] - m) * (x[i] - m);
-      v /= static_cast<double>(C);
-      double s = 1.0 / std::sqrt(v + kLayerNormEps);
+      v /= static_cast<S>(C);
+      S s = S(1) / std::sqrt(v + S(kLayerNormEps));
       for (std::size_t i = 0; i < C; ++i) out[n * C + i] = (x[i] - m) * s * w[i] + b[i];
       mean[n] = m;
       rstd[n] = s;
@@ -117,7 +127,8 @@ void layernorm_forward(double* out, double* mean, double* rstd, const double* in
   });
 }
 
-void matmul_forward(double* out, const double* inp, const double* w, const double* bias, std::size_t N,
+template <class S>
+void matmul_forward(S* out, const S* inp, const S* w, NoDeduce<const S*> bias, std::size_t N,
                     std::size_t IC, std::size_t OC) {
   gemm(inp, w, out, N, OC, IC);
   if (bias == nullptr) return;
@@ -135,41 +146,42 @@ namespace {
 // products in the order i = 0…hs−1, from 0.0, as the plain dot product does. Same bits, fewer
 // dependent additions.
 //   qkv_b (T, 3C) this sequence's rows; att_bh (T, T); out_b (T, C); kT scratch (hs·T)
-[[gnu::always_inline]] inline void attention_head_forward_body(double* __restrict out_b, double* __restrict att_bh,
-                                                               const double* __restrict qkv_b, double* __restrict kT,
+template <class S>
+[[gnu::always_inline]] inline void attention_head_forward_body(S* __restrict out_b, S* __restrict att_bh,
+                                                               const S* __restrict qkv_b, S* __restrict kT,
                                                                std::size_t T, std::size_t C, std::size_t hs,
-                                                               std::size_t h, double gate, bool gated) {
+                                                               std::size_t h, S gate, bool gated) {
   const std::size_t C3 = 3 * C;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  const S scale = S(1) / std::sqrt(static_cast<S>(hs));
   for (std::size_t t2 = 0; t2 < T; ++t2)
     for (std::size_t i = 0; i < hs; ++i) kT[i * T + t2] = qkv_b[t2 * C3 + C + h * hs + i];
   for (std::size_t t = 0; t < T; ++t) {
-    const double* q = qkv_b + t * C3 + h * hs;
-    double* row = att_bh + t * T;
+    const S* q = qkv_b + t * C3 + h * hs;
+    S* row = att_bh + t * T;
     const std::size_t n = t + 1;  // keys 0…t
-    for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = 0.0;
+    for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = 0;
     for (std::size_t i = 0; i < hs; ++i) {
-      const double qi = q[i];
-      const double* kr = kT + i * T;
+      const S qi = q[i];
+      const S* kr = kT + i * T;
       for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] += qi * kr[t2];
     }
-    double maxv = -std::numeric_limits<double>::infinity();
+    S maxv = -std::numeric_limits<S>::infinity();
     for (std::size_t t2 = 0; t2 < n; ++t2) {
       row[t2] *= scale;
       if (row[t2] > maxv) maxv = row[t2];
     }
-    double sum = 0.0;
+    S sum = 0;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
       row[t2] = std::exp(row[t2] - maxv);
       sum += row[t2];
     }
     for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] /= sum;
-    for (std::size_t t2 = n; t2 < T; ++t2) row[t2] = 0.0;
-    double* o = out_b + t * C + h * hs;
-    for (std::size_t i = 0; i < hs; ++i) o[i] = 0.0;
+    for (std::size_t t2 = n; t2 < T; ++t2) row[t2] = 0;
+    S* o = out_b + t * C + h * hs;
+    for (std::size_t i = 0; i < hs; ++i) o[i] = 0;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
-      const double* v = qkv_b + t2 * C3 + 2 * C + h * hs;
-      const double w = row[t2];
+      const S* v = qkv_b + t2 * C3 + 2 * C + h * hs;
+      const S w = row[t2];
       for (std::size_t i = 0; i < hs; ++i) o[i] += w * v[i];
     }
     if (gated)
@@ -177,92 +189,200 @@ namespace {
   }
 }
 
-using HeadForward = void (*)(double*, double*, const double*, double*, std::size_t, std::size_t, std::size_t,
-                             std::size_t, double, bool);
+template <class S>
+using HeadForward = void (*)(S*, S*, const S*, S*, std::size_t, std::size_t, std::size_t,
+                             std::size_t, S, bool);
 
-void attention_head_forward_portable(double* out_b, double* att_bh, const double* qkv_b, double* kT, std::size_t T,
-                                     std::size_t C, std::size_t hs, std::size_t h, double gate, bool gated) {
+template <class S>
+void attention_head_forward_portable(S* out_b, S* att_bh, const S* qkv_b, S* kT, std::size_t T,
+                                     std::size_t C, std::size_t hs, std::size_t h, S gate, bool gated) {
   attention_head_forward_body(out_b, att_bh, qkv_b, kT, T, C, hs, h, gate, gated);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same body compiled for AVX2 (4 doubles a vector; no "fma": multiplies and adds stay separate).
-__attribute__((target("avx2"))) void attention_head_forward_avx2(double* out_b, double* att_bh, const double* qkv_b,
-                                                                 double* kT, std::size_t T, std::size_t C,
-                                                                 std::size_t hs, std::size_t h, double gate,
+template <class S>
+__attribute__((target("avx2"))) void attention_head_forward_avx2(S* out_b, S* att_bh, const S* qkv_b,
+                                                                 S* kT, std::size_t T, std::size_t C,
+                                                                 std::size_t hs, std::size_t h, S gate,
                                                                  bool gated) {
   attention_head_forward_body(out_b, att_bh, qkv_b, kT, T, C, hs, h, gate, gated);
 }
 #endif
 
-HeadForward head_forward() {
+template <class S>
+HeadForward<S> head_forward() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_has_avx2()) return attention_head_forward_avx2;
+  if (cpu_has_avx2()) return attention_head_forward_avx2<S>;
 #endif
-  return attention_head_forward_portable;
+  return attention_head_forward_portable<S>;
 }
 
 }  // namespace
 
-void attention_forward(double* out, double* att, const double* qkv, std::size_t B, std::size_t T, std::size_t C,
-                       std::size_t H, const double* head_gate) {
+template <class S>
+void attention_forward(S* out, S* att, const S* qkv, std::size_t B, std::size_t T, std::size_t C,
+                       std::size_t H, NoDeduce<const S*> head_gate) {
   const std::size_t hs = C / H;
-  const HeadForward f = head_forward();
+  const HeadForward<S> f = head_forward<S>();
   parallel_for(B * H, 1, [&](std::size_t j0, std::size_t j1) {
-    std::vector<double> kT(hs * T);
+    std::vector<S> kT(hs * T);
     for (std::size_t j = j0; j < j1; ++j) {
       const std::size_t b = j / H, h = j % H;
       f(out + b * T * C, att + (b * H + h) * T * T, qkv + b * T * 3 * C, kT.data(), T, C, hs, h,
-        head_gate ? head_gate[h] : 1.0, head_gate != nullptr);
+        head_gate ? head_gate[h] : S(1), head_gate != nullptr);
     }
   });
 }
 
 namespace {
 const double kGeluScale = std::sqrt(2.0 / 3.14159265358979323846);
+
+// e^x in float with plain arithmetic (libm's expf is a call per number, and glibc's tanhf, through
+// expm1f, took a quarter of an f32 training step): x = n·ln 2 + r with |r| ≤ ln 2 / 2 (n rounded
+// to nearest by adding and subtracting 1.5·2^23, ln 2 in two parts), e^r by its Taylor series to
+// r^6 (truncation below 1.3e-7 of e^r), times 2^n built in the exponent bits. Within 2-3 float
+// epsilons of e^x for x in [-87, 88]; x is clamped there (e^-87 ≈ 1.6e-38 stands for anything
+// smaller), the clamps written as AVX's max and min compute them, so exp_float8 below gives the
+// same bits.
+inline float exp_float(float x) {
+  x = x > -87.0f ? x : -87.0f;
+  x = x < 88.0f ? x : 88.0f;
+  const float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
+  const float r = (x - n * 0.693145752f) - n * 1.42860677e-6f;
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;
+  return p * std::bit_cast<float>(bits);
 }
 
-void gelu_forward(double* out, const double* inp, std::size_t n) {
+// tanh for GELU. double: libm's tanh (the shipped models' bits). float: 1 − 2 / (1 + e^{2u}),
+// within a few float epsilons of tanh in absolute terms, which is all GELU needs (it adds tanh to
+// 1, and its derivative uses 1 − tanh²). Large |u| gives ±1, never NaN.
+inline double gelu_tanh(double u) { return std::tanh(u); }
+inline float gelu_tanh(float u) { return 1.0f - 2.0f / (1.0f + exp_float(2.0f * u)); }
+
+// GPT-2's tanh GELU of one number, and its derivative.
+template <class S>
+S gelu_value(S x) {
+  return S(0.5) * x * (S(1) + gelu_tanh(S(kGeluScale) * (x + S(0.044715) * x * x * x)));
+}
+template <class S>
+S gelu_grad(S x) {
+  S u = S(kGeluScale) * (x + S(0.044715) * x * x * x);
+  S th = gelu_tanh(u);
+  S du = S(kGeluScale) * (S(1) + S(3.0 * 0.044715) * x * x);
+  return S(0.5) * (S(1) + th) + S(0.5) * x * (S(1) - th * th) * du;
+}
+
+template <class S>
+void gelu_forward_chunk(S* out, const S* inp, std::size_t i0, std::size_t i1) {
+  for (std::size_t i = i0; i < i1; ++i) out[i] = gelu_value(inp[i]);
+}
+template <class S>
+void gelu_backward_chunk(S* dinp, const S* inp, const S* dout, std::size_t i0, std::size_t i1) {
+  for (std::size_t i = i0; i < i1; ++i) dinp[i] += gelu_grad(inp[i]) * dout[i];
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// float GELU eight numbers at a time with AVX2: exactly gelu_value's and gelu_grad's operations, in
+// their order, one at a time (no FMA), so the same bits as the plain loop; the tail by that loop.
+__attribute__((target("avx2"))) inline __m256 exp_float8(__m256 x) {
+  x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
+  x = _mm256_min_ps(x, _mm256_set1_ps(88.0f));
+  const __m256 magic = _mm256_set1_ps(12582912.0f);
+  const __m256 n = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), magic), magic);
+  const __m256 r = _mm256_sub_ps(_mm256_sub_ps(x, _mm256_mul_ps(n, _mm256_set1_ps(0.693145752f))),
+                                 _mm256_mul_ps(n, _mm256_set1_ps(1.42860677e-6f)));
+  __m256 p = _mm256_set1_ps(1.0f / 720);
+  for (float c : {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f}) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c));
+  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
+}
+// u = s·(x + c·x·x·x) and tanh u, as gelu_value computes them
+__attribute__((target("avx2"))) inline __m256 gelu_tanh8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+  const __m256 cube = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.044715f), x), x), x);
+  const __m256 u = _mm256_mul_ps(_mm256_set1_ps(static_cast<float>(kGeluScale)), _mm256_add_ps(x, cube));
+  return _mm256_sub_ps(one, _mm256_div_ps(two, _mm256_add_ps(one, exp_float8(_mm256_mul_ps(two, u)))));
+}
+__attribute__((target("avx2"))) void gelu_forward_chunk_avx2(float* out, const float* inp, std::size_t i0,
+                                                             std::size_t i1) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+  std::size_t i = i0;
+  for (; i + 8 <= i1; i += 8) {
+    const __m256 x = _mm256_loadu_ps(inp + i);
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_mul_ps(half, x), _mm256_add_ps(one, gelu_tanh8(x))));
+  }
+  gelu_forward_chunk(out, inp, i, i1);
+}
+__attribute__((target("avx2"))) void gelu_backward_chunk_avx2(float* dinp, const float* inp, const float* dout,
+                                                              std::size_t i0, std::size_t i1) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+  const __m256 s = _mm256_set1_ps(static_cast<float>(kGeluScale)), c3 = _mm256_set1_ps(static_cast<float>(3.0 * 0.044715));
+  std::size_t i = i0;
+  for (; i + 8 <= i1; i += 8) {
+    const __m256 x = _mm256_loadu_ps(inp + i);
+    const __m256 th = gelu_tanh8(x);
+    const __m256 du = _mm256_mul_ps(s, _mm256_add_ps(one, _mm256_mul_ps(_mm256_mul_ps(c3, x), x)));
+    const __m256 g = _mm256_add_ps(_mm256_mul_ps(half, _mm256_add_ps(one, th)),
+                                   _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(half, x), _mm256_sub_ps(one, _mm256_mul_ps(th, th))), du));
+    _mm256_storeu_ps(dinp + i, _mm256_add_ps(_mm256_loadu_ps(dinp + i), _mm256_mul_ps(g, _mm256_loadu_ps(dout + i))));
+  }
+  gelu_backward_chunk(dinp, inp, dout, i, i1);
+}
+#endif
+}  // namespace
+
+template <class S>
+void gelu_forward(S* out, const S* inp, std::size_t n) {
   parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
-    for (std::size_t i = i0; i < i1; ++i) {
-      double x = inp[i];
-      out[i] = 0.5 * x * (1.0 + std::tanh(kGeluScale * (x + 0.044715 * x * x * x)));
-    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (std::is_same_v<S, float>)
+      if (cpu_has_avx2()) return gelu_forward_chunk_avx2(out, inp, i0, i1);
+#endif
+    gelu_forward_chunk(out, inp, i0, i1);
   });
 }
 
-void gelu_backward(double* dinp, const double* inp, const double* dout, std::size_t n) {
+template <class S>
+void gelu_backward(S* dinp, const S* inp, const S* dout, std::size_t n) {
   parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
-    for (std::size_t i = i0; i < i1; ++i) {
-      double x = inp[i];
-      double u = kGeluScale * (x + 0.044715 * x * x * x);
-      double th = std::tanh(u);
-      double du = kGeluScale * (1.0 + 3.0 * 0.044715 * x * x);
-      double g = 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * du;
-      dinp[i] += g * dout[i];
-    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (std::is_same_v<S, float>)
+      if (cpu_has_avx2()) return gelu_backward_chunk_avx2(dinp, inp, dout, i0, i1);
+#endif
+    gelu_backward_chunk(dinp, inp, dout, i0, i1);
   });
 }
 
-void residual_forward(double* out, const double* a, const double* b, std::size_t n) {
+template <class S>
+void residual_forward(S* out, const S* a, const S* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
 
-void residual_backward(double* da, double* db, const double* dout, std::size_t n) {
+template <class S>
+void residual_backward(S* da, S* db, const S* dout, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     da[i] += dout[i];
     db[i] += dout[i];
   }
 }
 
-void softmax_forward(double* probs, const double* logits, std::size_t N, std::size_t V) {
+template <class S>
+void softmax_forward(S* probs, const S* logits, std::size_t N, std::size_t V) {
   parallel_for(N, row_grain(2 * V), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
-      const double* z = logits + n * V;
-      double* p = probs + n * V;
-      double maxv = z[0];
+      const S* z = logits + n * V;
+      S* p = probs + n * V;
+      S maxv = z[0];
       for (std::size_t i = 1; i < V; ++i) maxv = std::max(maxv, z[i]);
-      double sum = 0.0;
+      S sum = 0;
       for (std::size_t i = 0; i < V; ++i) {
         p[i] = std::exp(z[i] - maxv);
         sum += p[i];
@@ -272,25 +392,26 @@ void softmax_forward(double* probs, const double* logits, std::size_t N, std::si
   });
 }
 
-void crossentropy_forward(double* losses, const double* probs, const int* targets, std::size_t N, std::size_t V) {
+template <class S>
+void crossentropy_forward(S* losses, const S* probs, const int* targets, std::size_t N, std::size_t V) {
   for (std::size_t n = 0; n < N; ++n)
-    losses[n] = targets[n] < 0 ? 0.0 : -std::log(probs[n * V + static_cast<std::size_t>(targets[n])]);
+    losses[n] = targets[n] < 0 ? S(0) : -std::log(probs[n * V + static_cast<std::size_t>(targets[n])]);
 }
 
 // ---- the model -------------------------------------------------------------------------------------
 
-
-void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_t B, std::size_t T, GptActs& a,
-                 const std::vector<std::vector<double>>* ablate) {
+template <class S>
+void gpt_forward(const GptT<S>& m, const int* tokens, const int* targets, std::size_t B, std::size_t T, GptActsT<S>& a,
+                 NoDeduce<const std::vector<std::vector<S>>*> ablate) {
   const GptConfig& c = m.config;
   lm::check_batch("gpt_forward", tokens, targets, B, T, m.config.vocab, m.config.n_positions);
   const std::size_t N = B * T, C = c.d_model, L = c.n_layer, H = c.n_head, V = c.vocab, F = c.d_ff();
-  const double* p = m.params.data();
+  const S* p = m.params.data();
   const GptLayout& g = m.layout;
   a.B = B;
   a.T = T;
-  auto size = [](std::vector<double>& v, std::size_t n) {
-    if (v.size() != n) v.assign(n, 0.0);
+  auto size = [](std::vector<S>& v, std::size_t n) {
+    if (v.size() != n) v.assign(n, S(0));
   };
   size(a.encoded, N * C);
   size(a.ln1, L * N * C), size(a.ln1_mean, L * N), size(a.ln1_rstd, L * N), size(a.qkv, L * N * 3 * C);
@@ -302,18 +423,18 @@ void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_
   size(a.losses, N), size(a.wte_t, C * V);
 
   encoder_forward(a.encoded.data(), tokens, p + g.wte, p + g.wpe, B, T, C);
-  const double* residual = a.encoded.data();
+  const S* residual = a.encoded.data();
   for (std::size_t l = 0; l < L; ++l) {
     const LayerOffsets& o = g.layers[l];
-    double* ln1 = a.ln1.data() + l * N * C;
-    double* qkv = a.qkv.data() + l * N * 3 * C;
-    double* atty = a.atty.data() + l * N * C;
-    double* att = a.att.data() + l * B * H * T * T;
-    double* attproj = a.attproj.data() + l * N * C;
-    double* residual2 = a.residual2.data() + l * N * C;
+    S* ln1 = a.ln1.data() + l * N * C;
+    S* qkv = a.qkv.data() + l * N * 3 * C;
+    S* atty = a.atty.data() + l * N * C;
+    S* att = a.att.data() + l * B * H * T * T;
+    S* attproj = a.attproj.data() + l * N * C;
+    S* residual2 = a.residual2.data() + l * N * C;
     layernorm_forward(ln1, a.ln1_mean.data() + l * N, a.ln1_rstd.data() + l * N, residual, p + o.ln1w, p + o.ln1b, N, C);
     matmul_forward(qkv, ln1, p + o.qkvw, p + o.qkvb, N, C, 3 * C);
-    const double* gate = ablate && l < ablate->size() && !(*ablate)[l].empty() ? (*ablate)[l].data() : nullptr;
+    const S* gate = ablate && l < ablate->size() && !(*ablate)[l].empty() ? (*ablate)[l].data() : nullptr;
     attention_forward(atty, att, qkv, B, T, C, H, gate);
     matmul_forward(attproj, atty, p + o.projw, p + o.projb, N, C, C);
     residual_forward(residual2, residual, attproj, N * C);
@@ -321,11 +442,11 @@ void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_
       residual = residual2;
       continue;
     }
-    double* ln2 = a.ln2.data() + l * N * C;
-    double* fch = a.fch.data() + l * N * F;
-    double* fch_gelu = a.fch_gelu.data() + l * N * F;
-    double* fcproj = a.fcproj.data() + l * N * C;
-    double* residual3 = a.residual3.data() + l * N * C;
+    S* ln2 = a.ln2.data() + l * N * C;
+    S* fch = a.fch.data() + l * N * F;
+    S* fch_gelu = a.fch_gelu.data() + l * N * F;
+    S* fcproj = a.fcproj.data() + l * N * C;
+    S* residual3 = a.residual3.data() + l * N * C;
     layernorm_forward(ln2, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, residual2, p + o.ln2w, p + o.ln2b, N, C);
     matmul_forward(fch, ln2, p + o.fcw, p + o.fcb, N, C, F);
     gelu_forward(fch_gelu, fch, N * F);
@@ -343,6 +464,24 @@ void gpt_forward(const Gpt& m, const int* tokens, const int* targets, std::size_
   if (targets == nullptr) return;
   a.loss = lm::mean_target_loss(a.losses.data(), a.probs.data(), targets, N, V, &a.counted);
 }
+
+// The two scalar types the trainer computes in.
+#define ATTNLAB_GPT_FORWARD(S)                                                                                          \
+  template void encoder_forward(S*, const int*, const S*, const S*, std::size_t, std::size_t, std::size_t);             \
+  template void layernorm_forward(S*, S*, S*, const S*, const S*, const S*, std::size_t, std::size_t);                 \
+  template void matmul_forward(S*, const S*, const S*, const S*, std::size_t, std::size_t, std::size_t);                \
+  template void attention_forward(S*, S*, const S*, std::size_t, std::size_t, std::size_t, std::size_t, const S*);      \
+  template void gelu_forward(S*, const S*, std::size_t);                                                                \
+  template void gelu_backward(S*, const S*, const S*, std::size_t);                                                     \
+  template void residual_forward(S*, const S*, const S*, std::size_t);                                                  \
+  template void residual_backward(S*, S*, const S*, std::size_t);                                                       \
+  template void softmax_forward(S*, const S*, std::size_t, std::size_t);                                               \
+  template void crossentropy_forward(S*, const S*, const int*, std::size_t, std::size_t);                               \
+  template void gpt_forward(const GptT<S>&, const int*, const int*, std::size_t, std::size_t, GptActsT<S>&,             \
+                            const std::vector<std::vector<S>>*);
+ATTNLAB_GPT_FORWARD(double)
+ATTNLAB_GPT_FORWARD(float)
+#undef ATTNLAB_GPT_FORWARD
 
 Tensor attention_of(const Gpt& m, const GptActs& a, std::size_t l, std::size_t h, std::size_t b) {
   const std::size_t H = m.config.n_head, T = a.T, B = a.B;

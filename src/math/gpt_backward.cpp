@@ -1,6 +1,7 @@
 // The GPT-2 backward passes (see gpt.h), one per forward layer, each adding into its gradients.
 // Deterministic for every thread count: a thread owns whole outputs, and every sum over rows
 // (weight and bias gradients, embedding rows) runs row by row in one fixed order.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -14,33 +15,43 @@ namespace attn::gpt {
 namespace {
 std::size_t grain_for(std::size_t per_item) { return std::max<std::size_t>(1, 16384 / std::max<std::size_t>(1, per_item)); }
 
-// out (cols, rows) = inᵀ for in (rows, cols)
-void transpose_into(double* out, const double* in, std::size_t rows, std::size_t cols) {
-  parallel_for(cols, grain_for(rows), [&](std::size_t c0, std::size_t c1) {
-    for (std::size_t c = c0; c < c1; ++c)
-      for (std::size_t r = 0; r < rows; ++r) out[c * rows + r] = in[r * cols + c];
+// out (cols, rows) = inᵀ for in (rows, cols), in 16 x 16 tiles (a copy: no arithmetic).
+template <class S>
+void transpose_into(S* out, const S* in, std::size_t rows, std::size_t cols) {
+  constexpr std::size_t kTile = 16;
+  parallel_for((cols + kTile - 1) / kTile, grain_for(rows * kTile), [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t r0 = 0; r0 < rows; r0 += kTile) {
+      const std::size_t r1 = std::min(rows, r0 + kTile);
+      for (std::size_t c = b0 * kTile; c < std::min(cols, b1 * kTile); ++c)
+        for (std::size_t r = r0; r < r1; ++r) out[c * rows + r] = in[r * cols + c];
+    }
   });
 }
 
-// db[c] += Σ_n x[n][c], n in order; threads split the columns.
-void add_column_sums(double* db, const double* x, std::size_t N, std::size_t C) {
+// db[c] += Σ_n x[n][c], n in order from 0; threads split the columns. Row by row into a buffer of
+// the chunk's column sums (each column still added in row order, so the same bits as a column
+// walked alone, without its stride).
+template <class S>
+void add_column_sums(S* db, const S* x, std::size_t N, std::size_t C) {
   parallel_for(C, grain_for(N), [&](std::size_t c0, std::size_t c1) {
-    for (std::size_t c = c0; c < c1; ++c) {
-      double s = 0.0;
-      for (std::size_t n = 0; n < N; ++n) s += x[n * C + c];
-      db[c] += s;
+    std::vector<S> s(c1 - c0, S(0));
+    for (std::size_t n = 0; n < N; ++n) {
+      const S* row = x + n * C + c0;
+      for (std::size_t c = 0; c < c1 - c0; ++c) s[c] += row[c];
     }
+    for (std::size_t c = c0; c < c1; ++c) db[c] += s[c - c0];
   });
 }
 }  // namespace
 
-void encoder_backward(double* dwte, double* dwpe, const double* dout, const int* tokens, std::size_t B,
+template <class S>
+void encoder_backward(S* dwte, S* dwpe, const S* dout, const int* tokens, std::size_t B,
                       std::size_t T, std::size_t C, std::size_t /*V*/) {
   // Threads split the channels; each channel's rows are added in the order of the positions.
   parallel_for(C, grain_for(B * T), [&](std::size_t c0, std::size_t c1) {
     for (std::size_t n = 0; n < B * T; ++n) {
-      double* e = dwte + static_cast<std::size_t>(tokens[n]) * C;
-      double* p = dwpe + (n % T) * C;
+      S* e = dwte + static_cast<std::size_t>(tokens[n]) * C;
+      S* p = dwpe + (n % T) * C;
       for (std::size_t i = c0; i < c1; ++i) {
         e[i] += dout[n * C + i];
         p[i] += dout[n * C + i];
@@ -49,33 +60,34 @@ void encoder_backward(double* dwte, double* dwpe, const double* dout, const int*
   });
 }
 
-void layernorm_backward(double* dinp, double* dw, double* db, const double* dout, const double* inp,
-                        const double* w, const double* mean, const double* rstd, std::size_t N, std::size_t C) {
+template <class S>
+void layernorm_backward(S* dinp, S* dw, S* db, const S* dout, const S* inp,
+                        const S* w, const S* mean, const S* rstd, std::size_t N, std::size_t C) {
   parallel_for(N, grain_for(4 * C), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
-      const double* x = inp + n * C;
-      const double* d = dout + n * C;
-      double dnorm_mean = 0.0, dnorm_norm_mean = 0.0;
+      const S* x = inp + n * C;
+      const S* d = dout + n * C;
+      S dnorm_mean = 0, dnorm_norm_mean = 0;
       for (std::size_t i = 0; i < C; ++i) {
-        double norm = (x[i] - mean[n]) * rstd[n];
-        double dnorm = w[i] * d[i];
+        S norm = (x[i] - mean[n]) * rstd[n];
+        S dnorm = w[i] * d[i];
         dnorm_mean += dnorm;
         dnorm_norm_mean += dnorm * norm;
       }
-      dnorm_mean /= static_cast<double>(C);
-      dnorm_norm_mean /= static_cast<double>(C);
+      dnorm_mean /= static_cast<S>(C);
+      dnorm_norm_mean /= static_cast<S>(C);
       for (std::size_t i = 0; i < C; ++i) {
-        double norm = (x[i] - mean[n]) * rstd[n];
-        double dnorm = w[i] * d[i];
+        S norm = (x[i] - mean[n]) * rstd[n];
+        S dnorm = w[i] * d[i];
         dinp[n * C + i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[n];
       }
     }
   });
   parallel_for(C, grain_for(N), [&](std::size_t c0, std::size_t c1) {
     for (std::size_t i = c0; i < c1; ++i) {
-      double sw = 0.0, sb = 0.0;
+      S sw = 0, sb = 0;
       for (std::size_t n = 0; n < N; ++n) {
-        double norm = (inp[n * C + i] - mean[n]) * rstd[n];
+        S norm = (inp[n * C + i] - mean[n]) * rstd[n];
         sw += norm * dout[n * C + i];
         sb += dout[n * C + i];
       }
@@ -85,17 +97,18 @@ void layernorm_backward(double* dinp, double* dw, double* db, const double* dout
   });
 }
 
-void matmul_backward(double* dinp, double* dw, double* dbias, const double* dout, const double* inp,
-                     const double* w, std::size_t N, std::size_t IC, std::size_t OC) {
+template <class S>
+void matmul_backward(S* dinp, S* dw, NoDeduce<S*> dbias, const S* dout, const S* inp,
+                     const S* w, std::size_t N, std::size_t IC, std::size_t OC) {
   // dinp += dout (N, OC) @ wᵀ (OC, IC)
-  std::vector<double> wt(OC * IC), tmp(N * IC);
+  std::vector<S> wt(OC * IC), tmp(N * IC);
   transpose_into(wt.data(), w, IC, OC);
   gemm(dout, wt.data(), tmp.data(), N, IC, OC);
   parallel_for(N * IC, 65536, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) dinp[i] += tmp[i];
   });
   // dw += inpᵀ (IC, N) @ dout (N, OC)
-  std::vector<double> it(IC * N), tw(IC * OC);
+  std::vector<S> it(IC * N), tw(IC * OC);
   transpose_into(it.data(), inp, N, IC);
   gemm(it.data(), dout, tw.data(), IC, OC, N);
   for (std::size_t i = 0; i < IC * OC; ++i) dw[i] += tw[i];
@@ -108,42 +121,43 @@ namespace {
 // copied transposed, vT (hs, T), so that datt[t2] = dy · v_t2 is a loop over keys for each
 // component i, vectorized across keys, each dot still summed in the order i = 0…hs−1 from 0.0.
 //   dqkv_b, qkv_b (T, 3C); att_bh (T, T); dout_b (T, C); vT scratch (hs·T); datt, dy scratch
-[[gnu::always_inline]] inline void attention_head_backward_body(double* __restrict dqkv_b, const double* __restrict dout_b,
-                                                                const double* __restrict qkv_b,
-                                                                const double* __restrict att_bh, double* __restrict vT,
-                                                                double* __restrict datt, double* __restrict dy,
+template <class S>
+[[gnu::always_inline]] inline void attention_head_backward_body(S* __restrict dqkv_b, const S* __restrict dout_b,
+                                                                const S* __restrict qkv_b,
+                                                                const S* __restrict att_bh, S* __restrict vT,
+                                                                S* __restrict datt, S* __restrict dy,
                                                                 std::size_t T, std::size_t C, std::size_t hs,
-                                                                std::size_t h, double gate, bool gated) {
+                                                                std::size_t h, S gate, bool gated) {
   const std::size_t C3 = 3 * C;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
+  const S scale = S(1) / std::sqrt(static_cast<S>(hs));
   for (std::size_t t2 = 0; t2 < T; ++t2)
     for (std::size_t i = 0; i < hs; ++i) vT[i * T + t2] = qkv_b[t2 * C3 + 2 * C + h * hs + i];
   for (std::size_t t = 0; t < T; ++t) {
-    const double* row = att_bh + t * T;
-    const double* d = dout_b + t * C + h * hs;
+    const S* row = att_bh + t * T;
+    const S* d = dout_b + t * C + h * hs;
     const std::size_t n = t + 1;
     for (std::size_t i = 0; i < hs; ++i) dy[i] = gated ? d[i] * gate : d[i];
     // out_t = Σ att[t2] v_t2: datt[t2] = dy · v_t2, dv_t2 += att[t2] dy
-    for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = 0.0;
+    for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = 0;
     for (std::size_t i = 0; i < hs; ++i) {
-      const double di = dy[i];
-      const double* vr = vT + i * T;
+      const S di = dy[i];
+      const S* vr = vT + i * T;
       for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] += di * vr[t2];
     }
     for (std::size_t t2 = 0; t2 < n; ++t2) {
-      double* dv = dqkv_b + t2 * C3 + 2 * C + h * hs;
-      const double w = row[t2];
+      S* dv = dqkv_b + t2 * C3 + 2 * C + h * hs;
+      const S w = row[t2];
       for (std::size_t i = 0; i < hs; ++i) dv[i] += w * dy[i];
     }
     // softmax: dpre = att ⊙ (datt − Σ att·datt)
-    double dot = 0.0;
+    S dot = 0;
     for (std::size_t t2 = 0; t2 < n; ++t2) dot += row[t2] * datt[t2];
-    const double* q = qkv_b + t * C3 + h * hs;
-    double* dq = dqkv_b + t * C3 + h * hs;
+    const S* q = qkv_b + t * C3 + h * hs;
+    S* dq = dqkv_b + t * C3 + h * hs;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
-      const double dpre = row[t2] * (datt[t2] - dot) * scale;
-      const double* k = qkv_b + t2 * C3 + C + h * hs;
-      double* dk = dqkv_b + t2 * C3 + C + h * hs;
+      const S dpre = row[t2] * (datt[t2] - dot) * scale;
+      const S* k = qkv_b + t2 * C3 + C + h * hs;
+      S* dk = dqkv_b + t2 * C3 + C + h * hs;
       for (std::size_t i = 0; i < hs; ++i) {
         dq[i] += dpre * k[i];
         dk[i] += dpre * q[i];
@@ -152,95 +166,102 @@ namespace {
   }
 }
 
-using HeadBackward = void (*)(double*, const double*, const double*, const double*, double*, double*, double*,
-                              std::size_t, std::size_t, std::size_t, std::size_t, double, bool);
+template <class S>
+using HeadBackward = void (*)(S*, const S*, const S*, const S*, S*, S*, S*,
+                              std::size_t, std::size_t, std::size_t, std::size_t, S, bool);
 
-void attention_head_backward_portable(double* dqkv_b, const double* dout_b, const double* qkv_b, const double* att_bh,
-                                      double* vT, double* datt, double* dy, std::size_t T, std::size_t C,
-                                      std::size_t hs, std::size_t h, double gate, bool gated) {
+template <class S>
+void attention_head_backward_portable(S* dqkv_b, const S* dout_b, const S* qkv_b, const S* att_bh,
+                                      S* vT, S* datt, S* dy, std::size_t T, std::size_t C,
+                                      std::size_t hs, std::size_t h, S gate, bool gated) {
   attention_head_backward_body(dqkv_b, dout_b, qkv_b, att_bh, vT, datt, dy, T, C, hs, h, gate, gated);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same body compiled for AVX2 (no "fma": multiplies and adds stay separate).
-__attribute__((target("avx2"))) void attention_head_backward_avx2(double* dqkv_b, const double* dout_b,
-                                                                  const double* qkv_b, const double* att_bh,
-                                                                  double* vT, double* datt, double* dy, std::size_t T,
+template <class S>
+__attribute__((target("avx2"))) void attention_head_backward_avx2(S* dqkv_b, const S* dout_b,
+                                                                  const S* qkv_b, const S* att_bh,
+                                                                  S* vT, S* datt, S* dy, std::size_t T,
                                                                   std::size_t C, std::size_t hs, std::size_t h,
-                                                                  double gate, bool gated) {
+                                                                  S gate, bool gated) {
   attention_head_backward_body(dqkv_b, dout_b, qkv_b, att_bh, vT, datt, dy, T, C, hs, h, gate, gated);
 }
 #endif
 
-HeadBackward head_backward() {
+template <class S>
+HeadBackward<S> head_backward() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_has_avx2()) return attention_head_backward_avx2;
+  if (cpu_has_avx2()) return attention_head_backward_avx2<S>;
 #endif
-  return attention_head_backward_portable;
+  return attention_head_backward_portable<S>;
 }
 
 }  // namespace
 
-void attention_backward(double* dqkv, const double* dout, const double* qkv, const double* att, std::size_t B,
-                        std::size_t T, std::size_t C, std::size_t H, const double* head_gate) {
+template <class S>
+void attention_backward(S* dqkv, const S* dout, const S* qkv, const S* att, std::size_t B,
+                        std::size_t T, std::size_t C, std::size_t H, NoDeduce<const S*> head_gate) {
   const std::size_t hs = C / H;
-  const HeadBackward f = head_backward();
+  const HeadBackward<S> f = head_backward<S>();
   // threads own whole sequences' heads: dqkv rows of one (b, h) are written by one thread only
   parallel_for(B * H, 1, [&](std::size_t j0, std::size_t j1) {
-    std::vector<double> vT(hs * T), datt(T), dy(hs);
+    std::vector<S> vT(hs * T), datt(T), dy(hs);
     for (std::size_t j = j0; j < j1; ++j) {
       const std::size_t b = j / H, h = j % H;
       f(dqkv + b * T * 3 * C, dout + b * T * C, qkv + b * T * 3 * C, att + (b * H + h) * T * T, vT.data(), datt.data(),
-        dy.data(), T, C, hs, h, head_gate ? head_gate[h] : 1.0, head_gate != nullptr);
+        dy.data(), T, C, hs, h, head_gate ? head_gate[h] : S(1), head_gate != nullptr);
     }
   });
 }
 
-void crossentropy_softmax_backward(double* dlogits, const double* dlosses, const double* probs, const int* targets,
+template <class S>
+void crossentropy_softmax_backward(S* dlogits, const S* dlosses, const S* probs, const int* targets,
                                    std::size_t N, std::size_t V) {
   parallel_for(N, grain_for(V), [&](std::size_t n0, std::size_t n1) {
     for (std::size_t n = n0; n < n1; ++n) {
       if (targets[n] < 0) continue;
       const std::size_t y = static_cast<std::size_t>(targets[n]);
       for (std::size_t i = 0; i < V; ++i)
-        dlogits[n * V + i] += (probs[n * V + i] - (i == y ? 1.0 : 0.0)) * dlosses[n];
+        dlogits[n * V + i] += (probs[n * V + i] - (i == y ? S(1) : S(0))) * dlosses[n];
     }
   });
 }
 
-void gpt_backward(const Gpt& m, const int* tokens, const int* targets, const GptActs& a, std::vector<double>& grads) {
+template <class S>
+void gpt_backward(const GptT<S>& m, const int* tokens, const int* targets, const GptActsT<S>& a, std::vector<S>& grads) {
   const GptConfig& c = m.config;
   const GptLayout& g = m.layout;
   const std::size_t B = a.B, T = a.T, N = B * T, C = c.d_model, L = c.n_layer, H = c.n_head, V = c.vocab, F = c.d_ff();
-  const double* p = m.params.data();
-  grads.assign(g.total, 0.0);
-  double* dp = grads.data();
+  const S* p = m.params.data();
+  grads.assign(g.total, S(0));
+  S* dp = grads.data();
   if (a.counted == 0) return;
 
-  std::vector<double> dlosses(N, 0.0);
+  std::vector<S> dlosses(N, S(0));
   for (std::size_t n = 0; n < N; ++n)
-    if (targets[n] >= 0) dlosses[n] = 1.0 / static_cast<double>(a.counted);
-  std::vector<double> dlogits(N * V, 0.0), dlnf(N * C, 0.0), dwte_t(C * V, 0.0), dresidual(N * C, 0.0);
+    if (targets[n] >= 0) dlosses[n] = S(1) / static_cast<S>(a.counted);
+  std::vector<S> dlogits(N * V, S(0)), dlnf(N * C, S(0)), dwte_t(C * V, S(0)), dresidual(N * C, S(0));
   crossentropy_softmax_backward(dlogits.data(), dlosses.data(), a.probs.data(), targets, N, V);
   matmul_backward(dlnf.data(), dwte_t.data(), nullptr, dlogits.data(), a.lnf.data(), a.wte_t.data(), N, C, V);
   for (std::size_t v = 0; v < V; ++v)
     for (std::size_t i = 0; i < C; ++i) dp[g.wte + v * C + i] += dwte_t[i * V + v];
-  auto residual_out = [&](std::size_t l) -> const double* {  // the residual stream after layer l
+  auto residual_out = [&](std::size_t l) -> const S* {  // the residual stream after layer l
     return c.mlp ? a.residual3.data() + l * N * C : a.residual2.data() + l * N * C;
   };
   layernorm_backward(dresidual.data(), dp + g.lnfw, dp + g.lnfb, dlnf.data(), L ? residual_out(L - 1) : a.encoded.data(),
                      p + g.lnfw, a.lnf_mean.data(), a.lnf_rstd.data(), N, C);
 
-  std::vector<double> dfch_gelu, dfch, dln2, datty(N * C), dqkv(N * 3 * C), dln1(N * C);
+  std::vector<S> dfch_gelu, dfch, dln2, datty(N * C), dqkv(N * 3 * C), dln1(N * C);
   if (c.mlp) dfch_gelu.resize(N * F), dfch.resize(N * F), dln2.resize(N * C);
   for (std::size_t l = L; l-- > 0;) {
     const LayerOffsets& o = g.layers[l];
-    const double* residual_in = l == 0 ? a.encoded.data() : residual_out(l - 1);
+    const S* residual_in = l == 0 ? a.encoded.data() : residual_out(l - 1);
     // dresidual holds d(residual out of layer l)
     if (c.mlp) {
-      std::fill(dfch_gelu.begin(), dfch_gelu.end(), 0.0);
-      std::fill(dfch.begin(), dfch.end(), 0.0);
-      std::fill(dln2.begin(), dln2.end(), 0.0);
+      std::fill(dfch_gelu.begin(), dfch_gelu.end(), S(0));
+      std::fill(dfch.begin(), dfch.end(), S(0));
+      std::fill(dln2.begin(), dln2.end(), S(0));
       // residual3 = residual2 + fcproj: both get dresidual; residual2's share stays in dresidual
       matmul_backward(dfch_gelu.data(), dp + o.fcprojw, dp + o.fcprojb, dresidual.data(), a.fch_gelu.data() + l * N * F,
                       p + o.fcprojw, N, F, C);
@@ -250,9 +271,9 @@ void gpt_backward(const Gpt& m, const int* tokens, const int* targets, const Gpt
                          p + o.ln2w, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, N, C);
     }
     // dresidual holds d residual2 = d(residual_in + attproj)
-    std::fill(datty.begin(), datty.end(), 0.0);
-    std::fill(dqkv.begin(), dqkv.end(), 0.0);
-    std::fill(dln1.begin(), dln1.end(), 0.0);
+    std::fill(datty.begin(), datty.end(), S(0));
+    std::fill(dqkv.begin(), dqkv.end(), S(0));
+    std::fill(dln1.begin(), dln1.end(), S(0));
     matmul_backward(datty.data(), dp + o.projw, dp + o.projb, dresidual.data(), a.atty.data() + l * N * C, p + o.projw,
                     N, C, C);
     attention_backward(dqkv.data(), datty.data(), a.qkv.data() + l * N * 3 * C, a.att.data() + l * B * H * T * T, B, T,
@@ -264,5 +285,18 @@ void gpt_backward(const Gpt& m, const int* tokens, const int* targets, const Gpt
   }
   encoder_backward(dp + g.wte, dp + g.wpe, dresidual.data(), tokens, B, T, C, V);
 }
+
+#define ATTNLAB_GPT_BACKWARD(S)                                                                                         \
+  template void encoder_backward(S*, S*, const S*, const int*, std::size_t, std::size_t, std::size_t, std::size_t);     \
+  template void layernorm_backward(S*, S*, S*, const S*, const S*, const S*, const S*, const S*, std::size_t,           \
+                                   std::size_t);                                                                        \
+  template void matmul_backward(S*, S*, S*, const S*, const S*, const S*, std::size_t, std::size_t, std::size_t);       \
+  template void attention_backward(S*, const S*, const S*, const S*, std::size_t, std::size_t, std::size_t, std::size_t, \
+                                   const S*);                                                                           \
+  template void crossentropy_softmax_backward(S*, const S*, const S*, const int*, std::size_t, std::size_t);            \
+  template void gpt_backward(const GptT<S>&, const int*, const int*, const GptActsT<S>&, std::vector<S>&);
+ATTNLAB_GPT_BACKWARD(double)
+ATTNLAB_GPT_BACKWARD(float)
+#undef ATTNLAB_GPT_BACKWARD
 
 }  // namespace attn::gpt

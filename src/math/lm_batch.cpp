@@ -20,10 +20,11 @@ void check_batch(const char* who, const int* tokens, const int* targets, std::si
   }
 }
 
-double mean_target_loss(double* losses, const double* probs, const int* targets, std::size_t N, std::size_t V,
+template <class S>
+double mean_target_loss(S* losses, const S* probs, const int* targets, std::size_t N, std::size_t V,
                         std::size_t* counted) {
   gpt::crossentropy_forward(losses, probs, targets, N, V);
-  double sum = 0.0;
+  S sum = 0;
   std::size_t c = 0;
   for (std::size_t n = 0; n < N; ++n)
     if (targets[n] >= 0) {
@@ -31,7 +32,9 @@ double mean_target_loss(double* losses, const double* probs, const int* targets,
       ++c;
     }
   *counted = c;
-  return c ? sum / static_cast<double>(c) : 0.0;
+  return c ? static_cast<double>(sum / static_cast<S>(c)) : 0.0;
 }
+template double mean_target_loss(double*, const double*, const int*, std::size_t, std::size_t, std::size_t*);
+template double mean_target_loss(float*, const float*, const int*, std::size_t, std::size_t, std::size_t*);
 
 }  // namespace attn::lm

@@ -12,7 +12,9 @@ void check_batch(const char* who, const int* tokens, const int* targets, std::si
 
 // losses (N) = −log probs[target] (0 where the target is -1, gpt::crossentropy_forward); returns
 // their mean over the targets that are not -1 (0 if none), summed in row order; *counted = how many.
-double mean_target_loss(double* losses, const double* probs, const int* targets, std::size_t N, std::size_t V,
+// S is double or float (then the sum and the mean are float, the mean widened on return).
+template <class S>
+double mean_target_loss(S* losses, const S* probs, const int* targets, std::size_t N, std::size_t V,
                         std::size_t* counted);
 
 }  // namespace attn::lm

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -26,12 +27,23 @@ namespace attn {
 
 namespace {
 
-constexpr std::size_t MR = 6;     // rows of the micro-tile
-constexpr std::size_t NR = 8;     // columns of the micro-tile (two AVX2 vectors)
-constexpr std::size_t KC = 256;   // k-slice: an A panel (MR*KC) and a B panel (KC*NR) stay in L1
-constexpr std::size_t MC = 96;    // rows per packed A block (MC*KC doubles = 192 KiB, in L2)
-constexpr std::size_t NC = 2048;  // columns per packed B block (KC*NC doubles = 4 MiB, in L3)
-static_assert(MC % MR == 0 && NC % NR == 0);
+// The tile sizes per scalar type: a micro-tile row is two AVX2 vectors (8 doubles or 16 floats).
+template <class T>
+struct Tile;
+template <>
+struct Tile<double> {
+  static constexpr std::size_t MR = 6;     // rows of the micro-tile
+  static constexpr std::size_t NR = 8;     // columns of the micro-tile (two AVX2 vectors)
+  static constexpr std::size_t KC = 256;   // k-slice: an A panel (MR*KC) and a B panel (KC*NR) stay in L1
+  static constexpr std::size_t MC = 96;    // rows per packed A block (MC*KC doubles = 192 KiB, in L2)
+  static constexpr std::size_t NC = 2048;  // columns per packed B block (KC*NC doubles = 4 MiB, in L3)
+};
+template <>
+struct Tile<float> {  // the same bytes per panel as double's, twice the numbers across
+  static constexpr std::size_t MR = 6, NR = 16, KC = 256, MC = 96, NC = 2048;
+};
+static_assert(Tile<double>::MC % Tile<double>::MR == 0 && Tile<double>::NC % Tile<double>::NR == 0);
+static_assert(Tile<float>::MC % Tile<float>::MR == 0 && Tile<float>::NC % Tile<float>::NR == 0);
 
 // Below this many multiply-adds the plain loop wins (no packing, no threads).
 constexpr std::size_t kSmallWork = std::size_t{1} << 15;
@@ -42,19 +54,22 @@ constexpr std::size_t kWorkPerThread = std::size_t{1} << 19;
 
 // The micro-kernel: c (MR rows, stride ldc) = first ? a·b : c + a·b over kc steps, where
 // a is a packed A panel (a[k*MR + r]) and b a packed B panel (b[k*NR + j]).
-using Kernel = void (*)(std::size_t kc, const double* a, const double* b, double* c, std::size_t ldc, bool first);
+template <class T>
+using Kernel = void (*)(std::size_t kc, const T* a, const T* b, T* c, std::size_t ldc, bool first);
 
-void kernel_portable(std::size_t kc, const double* a, const double* b, double* c, std::size_t ldc, bool first) {
-  double acc[MR][NR];
+template <class T>
+void kernel_portable(std::size_t kc, const T* a, const T* b, T* c, std::size_t ldc, bool first) {
+  constexpr std::size_t MR = Tile<T>::MR, NR = Tile<T>::NR;
+  T acc[MR][NR];
   for (std::size_t r = 0; r < MR; ++r)
-    for (std::size_t j = 0; j < NR; ++j) acc[r][j] = first ? 0.0 : c[r * ldc + j];
+    for (std::size_t j = 0; j < NR; ++j) acc[r][j] = first ? T(0) : c[r * ldc + j];
   for (std::size_t k = 0; k < kc; ++k) {
-    const double* ak = a + k * MR;
-    const double* bk = b + k * NR;
+    const T* ak = a + k * MR;
+    const T* bk = b + k * NR;
     for (std::size_t r = 0; r < MR; ++r) {
-      double ar = ak[r];
+      T ar = ak[r];
       for (std::size_t j = 0; j < NR; ++j) {
-        double p = ar * bk[j];  // a separate multiply and add (never fused)
+        T p = ar * bk[j];  // a separate multiply and add (never fused)
         acc[r][j] = acc[r][j] + p;
       }
     }
@@ -68,6 +83,7 @@ void kernel_portable(std::size_t kc, const double* a, const double* b, double* c
 // Only "avx2" is enabled here, never "fma": a multiply and an add, as in the plain loop.
 __attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const double* a, const double* b, double* c,
                                                  std::size_t ldc, bool first) {
+  constexpr std::size_t MR = Tile<double>::MR, NR = Tile<double>::NR;
   __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
   if (first) {
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_pd();
@@ -98,11 +114,46 @@ __attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const double* a
   ATTNLAB_STORE(0) ATTNLAB_STORE(1) ATTNLAB_STORE(2) ATTNLAB_STORE(3) ATTNLAB_STORE(4) ATTNLAB_STORE(5)
 #undef ATTNLAB_STORE
 }
+// The float kernel: the same twelve accumulators, each a vector of 8 floats (6 rows x 16 columns).
+__attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const float* a, const float* b, float* c,
+                                                 std::size_t ldc, bool first) {
+  constexpr std::size_t MR = Tile<float>::MR, NR = Tile<float>::NR;
+  __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  if (first) {
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+  } else {
+#define ATTNLAB_LOAD(r) \
+  c##r##0 = _mm256_loadu_ps(c + r * ldc); \
+  c##r##1 = _mm256_loadu_ps(c + r * ldc + 8);
+    ATTNLAB_LOAD(0) ATTNLAB_LOAD(1) ATTNLAB_LOAD(2) ATTNLAB_LOAD(3) ATTNLAB_LOAD(4) ATTNLAB_LOAD(5)
+#undef ATTNLAB_LOAD
+  }
+  for (std::size_t k = 0; k < kc; ++k) {
+    __m256 b0 = _mm256_load_ps(b);
+    __m256 b1 = _mm256_load_ps(b + 8);
+#define ATTNLAB_ROW(r)                                      \
+  {                                                         \
+    __m256 ar = _mm256_broadcast_ss(a + r);                 \
+    c##r##0 = _mm256_add_ps(c##r##0, _mm256_mul_ps(ar, b0)); \
+    c##r##1 = _mm256_add_ps(c##r##1, _mm256_mul_ps(ar, b1)); \
+  }
+    ATTNLAB_ROW(0) ATTNLAB_ROW(1) ATTNLAB_ROW(2) ATTNLAB_ROW(3) ATTNLAB_ROW(4) ATTNLAB_ROW(5)
+#undef ATTNLAB_ROW
+    a += MR;
+    b += NR;
+  }
+#define ATTNLAB_STORE(r)                    \
+  _mm256_storeu_ps(c + r * ldc, c##r##0); \
+  _mm256_storeu_ps(c + r * ldc + 8, c##r##1);
+  ATTNLAB_STORE(0) ATTNLAB_STORE(1) ATTNLAB_STORE(2) ATTNLAB_STORE(3) ATTNLAB_STORE(4) ATTNLAB_STORE(5)
+#undef ATTNLAB_STORE
+}
 // Six accumulators, one 8-column AVX-512 vector per row; each lane is one output element, summed
 // over k in order with a separate multiply and add, as in the plain loop (AVX-512F has fused
 // multiply-adds, but -ffp-contract=off keeps the multiply and the add apart).
 __attribute__((target("avx512f"))) void kernel_avx512(std::size_t kc, const double* a, const double* b, double* c,
                                                      std::size_t ldc, bool first) {
+  constexpr std::size_t MR = Tile<double>::MR, NR = Tile<double>::NR;
   __m512d c0, c1, c2, c3, c4, c5;
   if (first) {
     c0 = c1 = c2 = c3 = c4 = c5 = _mm512_setzero_pd();
@@ -126,15 +177,20 @@ __attribute__((target("avx512f"))) void kernel_avx512(std::size_t kc, const doub
 }
 #endif
 
+template <class T>
 struct Dispatch {
-  Kernel kernel = kernel_portable;
+  Kernel<T> kernel = kernel_portable<T>;
   const char* name = "portable";
   Dispatch() {
 #ifdef ATTNLAB_X86
-    if (cpu_has_avx512f()) {
-      kernel = kernel_avx512;
-      name = "avx512";
-    } else if (cpu_has_avx2()) {
+    if constexpr (std::is_same_v<T, double>) {
+      if (cpu_has_avx512f()) {
+        kernel = kernel_avx512;
+        name = "avx512";
+        return;
+      }
+    }
+    if (cpu_has_avx2()) {
       kernel = kernel_avx2;
       name = "avx2";
     }
@@ -142,25 +198,27 @@ struct Dispatch {
   }
 };
 
-const Dispatch& dispatch() {
-  static const Dispatch d;
+template <class T>
+const Dispatch<T>& dispatch() {
+  static const Dispatch<T> d;
   return d;
 }
 
 // A 64-byte aligned scratch array that only grows.
+template <class T>
 class Scratch {
  public:
   Scratch() = default;
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
   ~Scratch() { std::free(p_); }
-  double* get(std::size_t n) {
+  T* get(std::size_t n) {
     if (n > cap_) {
       std::free(p_);
       p_ = nullptr;
       cap_ = 0;
-      std::size_t bytes = (n * sizeof(double) + 63) / 64 * 64;
-      p_ = static_cast<double*>(std::aligned_alloc(64, bytes));
+      std::size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
+      p_ = static_cast<T*>(std::aligned_alloc(64, bytes));
       if (p_ == nullptr) throw std::bad_alloc();
       cap_ = n;
     }
@@ -168,24 +226,27 @@ class Scratch {
   }
 
  private:
-  double* p_ = nullptr;
+  T* p_ = nullptr;
   std::size_t cap_ = 0;
 };
 
+template <class T>
 struct Workspace {
-  Scratch a, b;
+  Scratch<T> a, b;
 };
 
 // A[rows, kc] (row stride lda) -> MR-tall panels, a[panel][k][r], zero rows past `rows`.
-void pack_a(const double* A, std::size_t lda, std::size_t rows, std::size_t kc, double* out) {
+template <class T>
+void pack_a(const T* A, std::size_t lda, std::size_t rows, std::size_t kc, T* out) {
+  constexpr std::size_t MR = Tile<T>::MR;
   for (std::size_t i0 = 0; i0 < rows; i0 += MR) {
     std::size_t mr = std::min(MR, rows - i0);
     for (std::size_t r = 0; r < MR; ++r) {
       if (r < mr) {
-        const double* src = A + (i0 + r) * lda;
+        const T* src = A + (i0 + r) * lda;
         for (std::size_t k = 0; k < kc; ++k) out[k * MR + r] = src[k];
       } else {
-        for (std::size_t k = 0; k < kc; ++k) out[k * MR + r] = 0.0;
+        for (std::size_t k = 0; k < kc; ++k) out[k * MR + r] = T(0);
       }
     }
     out += MR * kc;
@@ -193,17 +254,19 @@ void pack_a(const double* A, std::size_t lda, std::size_t rows, std::size_t kc, 
 }
 
 // B[kc, cols] (row stride ldb) -> NR-wide panels, b[panel][k][j], zero columns past `cols`.
-void pack_b(const double* B, std::size_t ldb, std::size_t kc, std::size_t cols, double* out) {
+template <class T>
+void pack_b(const T* B, std::size_t ldb, std::size_t kc, std::size_t cols, T* out) {
+  constexpr std::size_t NR = Tile<T>::NR;
   for (std::size_t j0 = 0; j0 < cols; j0 += NR) {
     std::size_t nr = std::min(NR, cols - j0);
     for (std::size_t k = 0; k < kc; ++k) {
-      const double* src = B + k * ldb + j0;
-      double* dst = out + k * NR;
+      const T* src = B + k * ldb + j0;
+      T* dst = out + k * NR;
       if (nr == NR) {
-        std::memcpy(dst, src, NR * sizeof(double));
+        std::memcpy(dst, src, NR * sizeof(T));
       } else {
         for (std::size_t j = 0; j < nr; ++j) dst[j] = src[j];
-        for (std::size_t j = nr; j < NR; ++j) dst[j] = 0.0;
+        for (std::size_t j = nr; j < NR; ++j) dst[j] = T(0);
       }
     }
     out += NR * kc;
@@ -211,11 +274,13 @@ void pack_b(const double* B, std::size_t ldb, std::size_t kc, std::size_t cols, 
 }
 
 // C[m, n] (stride ldc) = A[m, K] (stride lda) @ B[K, n] (stride ldb), one thread.
-void gemm_block(Kernel kernel, Workspace& ws, const double* A, std::size_t lda, const double* B, std::size_t ldb,
-                double* C, std::size_t ldc, std::size_t m, std::size_t n, std::size_t K) {
-  double* bp = ws.b.get(std::min(K, KC) * ((std::min(n, NC) + NR - 1) / NR * NR));
-  double* ap = ws.a.get(std::min(K, KC) * ((std::min(m, MC) + MR - 1) / MR * MR));
-  alignas(64) double edge[MR * NR];
+template <class T>
+void gemm_block(Kernel<T> kernel, Workspace<T>& ws, const T* A, std::size_t lda, const T* B, std::size_t ldb, T* C,
+                std::size_t ldc, std::size_t m, std::size_t n, std::size_t K) {
+  constexpr std::size_t MR = Tile<T>::MR, NR = Tile<T>::NR, KC = Tile<T>::KC, MC = Tile<T>::MC, NC = Tile<T>::NC;
+  T* bp = ws.b.get(std::min(K, KC) * ((std::min(n, NC) + NR - 1) / NR * NR));
+  T* ap = ws.a.get(std::min(K, KC) * ((std::min(m, MC) + MR - 1) / MR * MR));
+  alignas(64) T edge[MR * NR];
   for (std::size_t jc = 0; jc < n; jc += NC) {
     std::size_t nc = std::min(NC, n - jc);
     for (std::size_t pc = 0; pc < K; pc += KC) {
@@ -227,11 +292,11 @@ void gemm_block(Kernel kernel, Workspace& ws, const double* A, std::size_t lda, 
         pack_a(A + ic * lda + pc, lda, mc, kc, ap);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           std::size_t nr = std::min(NR, nc - jr);
-          const double* bpanel = bp + jr * kc;
+          const T* bpanel = bp + jr * kc;
           for (std::size_t ir = 0; ir < mc; ir += MR) {
             std::size_t mr = std::min(MR, mc - ir);
-            const double* apanel = ap + ir * kc;
-            double* c = C + (ic + ir) * ldc + jc + jr;
+            const T* apanel = ap + ir * kc;
+            T* c = C + (ic + ir) * ldc + jc + jr;
             if (mr == MR && nr == NR) {
               kernel(kc, apanel, bpanel, c, ldc, first);
             } else {  // an edge tile: through a full-size buffer, only the valid part copied
@@ -249,13 +314,14 @@ void gemm_block(Kernel kernel, Workspace& ws, const double* A, std::size_t lda, 
   }
 }
 
-void gemm_simple(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K) {
+template <class T>
+void gemm_simple(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::size_t K) {
   for (std::size_t i = 0; i < M; ++i) {
-    double* o = C + i * N;
-    std::fill(o, o + N, 0.0);
+    T* o = C + i * N;
+    std::fill(o, o + N, T(0));
     for (std::size_t k = 0; k < K; ++k) {
-      double aik = A[i * K + k];
-      const double* brow = B + k * N;
+      T aik = A[i * K + k];
+      const T* brow = B + k * N;
       for (std::size_t j = 0; j < N; ++j) o[j] += aik * brow[j];
     }
   }
@@ -265,32 +331,43 @@ void gemm_simple(const double* A, const double* B, double* C, std::size_t M, std
 // only double the memory traffic. Columns j0 … j1 in strips that keep the output rows in L1.
 // Compiled three times, the best chosen when the program loads (GCC's and clang's target_clones):
 // the loop over j vectorizes 8, 4 or 2 wide, each lane still one output's own in-order sum with
-// a separate multiply and add (no "fma" target), so the bits are the baseline build's.
-#if defined(ATTNLAB_X86) && defined(__linux__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void gemm_few_rows(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
-                   std::size_t j0, std::size_t j1) {
+// a separate multiply and add (no "fma" target), so the bits are the baseline build's. The body
+// is a template; target_clones goes on one plain function per type (it does not take templates).
+template <class T>
+[[gnu::always_inline]] inline void gemm_few_rows_body(const T* A, const T* B, T* C, std::size_t M, std::size_t N,
+                                                      std::size_t K, std::size_t j0, std::size_t j1) {
   constexpr std::size_t kStrip = 512;
   for (std::size_t jb = j0; jb < j1; jb += kStrip) {
     std::size_t je = std::min(j1, jb + kStrip);
-    for (std::size_t i = 0; i < M; ++i) std::fill(C + i * N + jb, C + i * N + je, 0.0);
+    for (std::size_t i = 0; i < M; ++i) std::fill(C + i * N + jb, C + i * N + je, T(0));
     for (std::size_t k = 0; k < K; ++k) {
-      const double* brow = B + k * N;
+      const T* brow = B + k * N;
       for (std::size_t i = 0; i < M; ++i) {
-        double aik = A[i * K + k];
-        double* o = C + i * N;
+        T aik = A[i * K + k];
+        T* o = C + i * N;
         for (std::size_t j = jb; j < je; ++j) o[j] += aik * brow[j];
       }
     }
   }
 }
+#if defined(ATTNLAB_X86) && defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void gemm_few_rows(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
+                   std::size_t j0, std::size_t j1) {
+  gemm_few_rows_body(A, B, C, M, N, K, j0, j1);
+}
+#if defined(ATTNLAB_X86) && defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void gemm_few_rows(const float* A, const float* B, float* C, std::size_t M, std::size_t N, std::size_t K,
+                   std::size_t j0, std::size_t j1) {
+  gemm_few_rows_body(A, B, C, M, N, K, j0, j1);
+}
 
-}  // namespace
-
-const char* gemm_kernel_name() { return dispatch().name; }
-
-void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K, GemmPath path) {
+template <class T>
+void gemm_any(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::size_t K, GemmPath path) {
+  constexpr std::size_t MR = Tile<T>::MR, NR = Tile<T>::NR;
   if (M == 0 || N == 0) return;
   std::size_t work = M * N * K;  // sizes are capped far below overflow (kMaxTensorElements)
   if (path == GemmPath::Simple || (path == GemmPath::Auto && work < kSmallWork)) {
@@ -306,16 +383,16 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
     });
     return;
   }
-  Kernel kernel = path == GemmPath::BlockedPortable ? kernel_portable : dispatch().kernel;
+  Kernel<T> kernel = path == GemmPath::BlockedPortable ? kernel_portable<T> : dispatch<T>().kernel;
 #ifdef ATTNLAB_X86
-  if (path == GemmPath::BlockedAvx2) kernel = cpu_has_avx2() ? kernel_avx2 : kernel_portable;
+  if (path == GemmPath::BlockedAvx2) kernel = cpu_has_avx2() ? Kernel<T>(kernel_avx2) : kernel_portable<T>;
 #endif
   std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
   if (path != GemmPath::Auto) threads = thread_count();  // tests: thread even tiny products
   // Workspaces live with the calling thread and are reused by the next call.
-  thread_local std::vector<std::unique_ptr<Workspace>> caller_spaces;
+  thread_local std::vector<std::unique_ptr<Workspace<T>>> caller_spaces;
   auto& spaces = caller_spaces;  // a plain reference: inside the workers the name would be theirs
-  while (spaces.size() < threads) spaces.push_back(std::make_unique<Workspace>());
+  while (spaces.size() < threads) spaces.push_back(std::make_unique<Workspace<T>>());
   if (threads <= 1) {
     gemm_block(kernel, *spaces[0], A, K, B, N, C, N, M, N, K);
     return;
@@ -330,7 +407,7 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
   parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce) {
     for (std::size_t c = cb; c < ce; ++c) {
       std::size_t u0 = units * c / chunks, u1 = units * (c + 1) / chunks;
-      Workspace& ws = *spaces[c];
+      Workspace<T>& ws = *spaces[c];
       if (by_rows) {
         std::size_t r0 = u0 * MR, r1 = std::min(M, u1 * MR);
         gemm_block(kernel, ws, A + r0 * K, K, B, N, C + r0 * N, N, r1 - r0, N, K);
@@ -340,6 +417,18 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
       }
     }
   });
+}
+
+}  // namespace
+
+const char* gemm_kernel_name() { return dispatch<double>().name; }
+
+void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K, GemmPath path) {
+  gemm_any(A, B, C, M, N, K, path);
+}
+
+void gemm(const float* A, const float* B, float* C, std::size_t M, std::size_t N, std::size_t K, GemmPath path) {
+  gemm_any(A, B, C, M, N, K, path);
 }
 
 }  // namespace attn

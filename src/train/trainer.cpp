@@ -59,12 +59,24 @@ Evaluation evaluate(const gpt::Gpt& m, const Batch& eval, std::size_t step, gpt:
   e.scores = head_scores(m, acts, eval.tokens);
   return e;
 }
-}  // namespace
 
-TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress) {
+// The model as the f64 code (evaluation, head scores, clones) reads it: itself in double; float
+// weights widened into `wide` (exact).
+const gpt::Gpt& as_f64(const gpt::Gpt& m, gpt::Gpt& /*wide*/) { return m; }
+const gpt::Gpt& as_f64(const gpt::GptT<float>& m, gpt::Gpt& wide) {
+  if (wide.params.size() != m.params.size()) wide = gpt::gpt_cast<double>(m);
+  else std::copy(m.params.begin(), m.params.end(), wide.params.begin());
+  return wide;
+}
+
+// The loop in the scalar type S (double or float); see TrainConfig::compute.
+template <class S>
+TrainResult train_in(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress) {
   TrainResult r{gpt::make_gpt(c.model, c.seed), {}, {}, {}, {}, 0.0, {}, {}};
   if (c.symmetric_heads) make_heads_identical(r.model);
   if (c.symmetric_heads) r.clone_gap.push_back(max_head_gap(r.model));
+  gpt::GptT<S> model = gpt::gpt_cast<S>(r.model);  // double: a copy; float: each weight rounded once
+  gpt::Gpt wide;                                    // float: the weights widened, for the f64 readers
   Rng data_rng(c.seed ^ 0xD1B54A32D192ED03ULL), eval_rng(c.seed ^ 0x8CB92BA72F3D8DD7ULL);
   const std::size_t T = c.model.n_positions, V = c.model.vocab;
   const bool text = c.task == Task::Text;
@@ -74,22 +86,25 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
   for (const gpt::ParamTensor& t : r.model.layout.tensors)
     if (t.shape.size() == 2)
       for (std::size_t i = 0; i < t.size; ++i) decay[t.offset + i] = 1;
-  AdamW opt;
+  AdamWT<S> opt;
   opt.beta1 = c.beta1, opt.beta2 = c.beta2, opt.weight_decay = c.weight_decay;
-  gpt::GptActs acts, eval_acts;
-  std::vector<double> grads;
-  r.evals.push_back(evaluate(r.model, eval, 0, eval_acts));
+  gpt::GptActsT<S> acts;
+  gpt::GptActs eval_acts;
+  std::vector<S> grads;
+  r.evals.push_back(evaluate(as_f64(model, wide), eval, 0, eval_acts));
   for (std::size_t step = 0; step < c.steps; ++step) {
     Batch b = text ? text_batch(c.text->train, c.batch, T, data_rng) : make_batch(c.task, c.batch, T, V, data_rng);
-    gpt::gpt_forward(r.model, b.tokens.data(), b.targets.data(), b.B, b.T, acts);
+    gpt::gpt_forward(model, b.tokens.data(), b.targets.data(), b.B, b.T, acts);
     r.loss_curve.push_back(acts.loss);
-    gpt::gpt_backward(r.model, b.tokens.data(), b.targets.data(), acts, grads);
+    gpt::gpt_backward(model, b.tokens.data(), b.targets.data(), acts, grads);
     double lr = learning_rate(c, step);
-    adamw_step(opt, r.model.params, grads, lr, &decay);
-    if (c.symmetric_heads) r.clone_gap.push_back(max_head_gap(r.model));
+    adamw_step(opt, model.params, grads, lr, &decay);
+    if (c.symmetric_heads) r.clone_gap.push_back(max_head_gap(as_f64(model, wide)));
     if (progress) progress(step + 1, c.steps, acts.loss);
-    if ((step + 1) % c.eval_every == 0 || step + 1 == c.steps) r.evals.push_back(evaluate(r.model, eval, step + 1, eval_acts));
+    if ((step + 1) % c.eval_every == 0 || step + 1 == c.steps)
+      r.evals.push_back(evaluate(as_f64(model, wide), eval, step + 1, eval_acts));
   }
+  r.model = gpt::gpt_cast<double>(model);
   // The final attention on the first evaluation sequence (eval_acts holds the last evaluation).
   const std::size_t L = c.model.n_layer, H = c.model.n_head;
   r.final_attention = Tensor({L, H, T, T});
@@ -123,6 +138,12 @@ TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, st
   gpt::crossentropy_forward(losses.data(), eval_acts.probs.data(), eval.repeat_targets.data(), eval.B * T, V);
   r.repeat_loss_ablated = masked_mean(losses, eval.repeat_targets);
   return r;
+}
+}  // namespace
+
+
+TrainResult train(const TrainConfig& c, const std::function<void(std::size_t, std::size_t, double)>& progress) {
+  return c.compute == Precision::F32 ? train_in<float>(c, progress) : train_in<double>(c, progress);
 }
 
 double learning_rate(const TrainConfig& c, std::size_t step) {

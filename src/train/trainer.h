@@ -1,7 +1,7 @@
 #pragma once
 // The training loop of `attnlab train`: a GPT-2 (src/math/gpt.h) on a synthetic task
-// (tasks.h) with AdamW, linear warmup then a constant learning rate. Deterministic: the same
-// config gives the same bits for every thread count.
+// (tasks.h) with AdamW, linear warmup then a constant learning rate, in double or in float
+// (TrainConfig::compute). Deterministic: the same config gives the same bits for every thread count.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -16,8 +16,16 @@
 
 namespace attn::train {
 
+// The scalar type training computes in: weights, activations, gradients and AdamW's moments.
+enum class Precision { F64, F32 };
+
 struct TrainConfig {
   gpt::GptConfig model;
+  // F32: the training step (forward, backward, AdamW) in float (gpt.h's float instantiation). The
+  // evaluations, the held-out loss and the final attention then run the f64 forward on the float
+  // weights widened exactly, as the checkpoint commands will read them; TrainResult::model holds
+  // those widened weights. F64 (the default) is the trainer every shipped model was made with.
+  Precision compute = Precision::F64;
   Task task = Task::Induction;
   std::size_t batch = 64, steps = 2000, warmup = 100;
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.98, weight_decay = 0.01;

@@ -5,7 +5,7 @@
 //   build/attnlab_train_bench scale [threads]                    ms a step at B, T, C around the default
 //   build/attnlab_train_bench step L H C T B V [threads] [steps] [warmup] [f64|f32]
 //       one training step (forward + backward + AdamW, the MLP on) of that shape on a fixed random
-//       batch, computed in f64 (default) or f32 (`train --compute f32`): prints each timed step's wall
+//       batch, computed in f64 (default) or f32 (`train --dtype f32`): prints each timed step's wall
 //       and CPU ms and the median; bench/train_step_vs_torch.sh reads it
 // Timings are for a quiet machine; on a shared one the CPU time (all threads) says more than the wall.
 #include <algorithm>
@@ -58,7 +58,7 @@ int scale(int argc, char** argv) {
 // One training step as attn::train::train takes it (gpt_forward, gpt_backward, adamw_step with
 // betas 0.9/0.98, weight decay 0.01 on the matrices only), timed step by step on one fixed batch
 // of random tokens (targets: the next token), so that drawing the batch is not timed. S: the
-// scalar type computed in (double, or float as `train --compute f32`).
+// scalar type computed in (double, or float as `train --dtype f32`).
 template <class S>
 int step_in(std::size_t L, std::size_t H, std::size_t C, std::size_t T, std::size_t B, std::size_t V, std::size_t steps,
             std::size_t warmup) {

@@ -18,7 +18,7 @@
 # GPT-2 decoder (pre-LN, learned positions, tied unembedding, tanh GELU MLP 4x, biases, LayerNorm eps
 # 1e-5), 4 layers, 4 heads, d_model 128, seq_len 128, batch 16, vocab 74 (text-en) and 2000 (text-zh),
 # on one fixed random batch, each step timed alone (wall clock). Contenders: attnlab f64, attnlab f32
-# (`train --compute f32`), PyTorch f64 and PyTorch f32, each at 1 and 2 threads, every one a fresh
+# (`train --dtype f32`), PyTorch f64 and PyTorch f32, each at 1 and 2 threads, every one a fresh
 # process, interleaved over ROUNDS rounds. Reported per contender: the median and range of all timed
 # steps, and attnlab / PyTorch (medians) in the same dtype at the same thread count. The load average is printed beside
 # the figures, and a running attnlab-train (a long training job) is named: such figures are contended.

@@ -352,7 +352,7 @@ TEST_CASE("lesson --json on a full disk is an error naming the flag and the path
 }
 
 TEST_CASE("the float32 matmul kernel equals the plain float loop bit for bit at awkward shapes", "[matmul]") {
-  // train --compute f32's products: every path, thread count and micro-kernel (6 x 16 floats) gives
+  // train --dtype f32's products: every path, thread count and micro-kernel (6 x 16 floats) gives
   // each output as the plain loop's float sum over k in order. And it is float arithmetic: the same
   // product summed in double and rounded once differs somewhere.
   ThreadsGuard guard;

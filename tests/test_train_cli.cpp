@@ -89,7 +89,9 @@ TEST_CASE("train --save writes a GPT-2 checkpoint that json + numpy read back wi
       CHECK(cfg["vocab_size"] == 12);
       CHECK(cfg["attnlab_attention_only"] == !mlp);
       CHECK(got["metadata"]["format"] == "pt");
-      train::TrainResult t = train::train(tiny_config(mlp));
+      train::TrainConfig tc = tiny_config(mlp);
+      if (dtype == "f32") tc.compute = train::Precision::F32;  // --dtype f32 trains in float32 too
+      train::TrainResult t = train::train(tc);
       REQUIRE(got["tensors"].size() == t.model.layout.tensors.size());
       CHECK(got["tensors"].contains("h.1.attn.c_attn.weight"));
       CHECK(got["tensors"].contains("h.0.mlp.c_fc.weight") == mlp);
@@ -161,10 +163,10 @@ TEST_CASE("train: bad values are one line on stderr naming the flag, exit 2, not
   }
 }
 
-TEST_CASE("train --compute f32: the same bytes for 1, 2 and 3 threads, a checkpoint heads and generate read") {
+TEST_CASE("train --dtype f32: the same bytes for 1, 2 and 3 threads, a checkpoint heads and generate read") {
   namespace fs = std::filesystem;
   // wide enough (batch 16 x 16 positions, d_model 32, the MLP) that the matmuls run on several threads
-  const std::string flags = "train --layers 2 --heads 4 --d-model 32 --vocab 16 --seq-len 16 --batch 16 --steps 8 --warmup 2 --mlp --compute f32";
+  const std::string flags = "train --layers 2 --heads 4 --d-model 32 --vocab 16 --seq-len 16 --batch 16 --steps 8 --warmup 2 --mlp --dtype f32";
   const fs::path base = fs::temp_directory_path() / ("attnlab_train_f32_" + std::to_string(::getpid()));
   fs::remove_all(base);
   std::vector<CliResult> runs;
@@ -203,10 +205,10 @@ TEST_CASE("train --compute f32: the same bytes for 1, 2 and 3 threads, a checkpo
   fs::remove_all(base);
 }
 
-TEST_CASE("train --compute: a bad value or a variant is one line on stderr, exit 2") {
-  for (const auto& [args, says] : {std::pair<std::string, std::string>{"--compute bf16", "--compute: 'bf16' is not one of f32, f64"},
-                                   {"--compute f32 --task text --attention gqa --kv-heads 2", "--compute f32 trains the GPT-2 only"},
-                                   {"--compute f32 --study tradeoffs", "--compute f32 trains the GPT-2 only"}}) {
+TEST_CASE("train --dtype: a bad value, or f32 with a variant, is one line on stderr, exit 2") {
+  for (const auto& [args, says] : {std::pair<std::string, std::string>{"--dtype bf16", "--dtype: 'bf16' is not one of f32, f64"},
+                                   {"--dtype f32 --task text --attention gqa --kv-heads 2", "--dtype f32 trains the GPT-2 only"},
+                                   {"--dtype f32 --study tradeoffs", "--dtype f32 trains the GPT-2 only"}}) {
     CliResult r = run_cli("train " + args);
     INFO("train " << args << ": " << r.err);
     CHECK(r.code == 2);

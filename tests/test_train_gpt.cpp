@@ -382,7 +382,7 @@ TEST_CASE("safetensors bytes: little-endian header length, padded JSON header, r
   CHECK(d == 7.25);
 }
 
-// ---- float32 (train --compute f32) --------------------------------------------------------------------
+// ---- float32 (train --dtype f32) --------------------------------------------------------------------
 
 namespace {
 

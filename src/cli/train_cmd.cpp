@@ -47,8 +47,11 @@ struct TrainOptions {
   std::int64_t seed = 42;
   std::optional<std::int64_t> threads;
   bool mlp = false, no_mlp = false;  // the default model is attention-only: it forms the circuit in about a minute
-  std::string save, json, html, dtype = "f32";
-  std::string compute = "f64";  // --compute f32: the training step in float32 (gpt.h's float kernels)
+  std::string save, json, html;
+  // --dtype f32|f64: the arithmetic of training and the saved weights' format. Not given: trained in
+  // f64, saved in f32 (how every shipped model was made, so their documented commands keep their bytes).
+  std::optional<std::string> dtype;
+  std::string saved_dtype() const { return dtype.value_or("f32"); }
   bool force = false;  // --force: --save may replace a folder that is not empty
   std::string init = "random";  // or "symmetric": every head a copy of head 1 (src/train/clones.h)
   std::string study;            // --study tradeoffs: the chapter's variants over several seeds (study_cmd.cpp)
@@ -121,10 +124,9 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
   if (o.mlp && o.no_mlp) throw UsageError("train.err.mlp_both", {{"a_flag", "--mlp"}, {"b_flag", "--no-mlp"}});
   if (o.init != "random" && o.init != "symmetric") throw UsageError("train.err.init", {{"flag", "--init"}, {"value", o.init}});
   c.symmetric_heads = o.init == "symmetric";
-  if (o.dtype != "f32" && o.dtype != "f64") throw UsageError("train.err.dtype", {{"flag", "--dtype"}, {"value", o.dtype}});
-  if (o.compute != "f32" && o.compute != "f64") throw UsageError("train.err.dtype", {{"flag", "--compute"}, {"value", o.compute}});
-  if (o.compute == "f32" && o.variant()) throw UsageError("train.err.compute_variant", {{"flag", "--compute"}, {"value", o.compute}});
-  c.compute = o.compute == "f32" ? train::Precision::F32 : train::Precision::F64;
+  if (o.dtype && *o.dtype != "f32" && *o.dtype != "f64") throw UsageError("train.err.dtype", {{"flag", "--dtype"}, {"value", *o.dtype}});
+  if (o.dtype == "f32" && o.variant()) throw UsageError("train.err.compute_variant", {{"flag", "--dtype"}, {"value", "f32"}});
+  c.compute = o.dtype == "f32" ? train::Precision::F32 : train::Precision::F64;
   if (o.d_model % o.heads != 0)
     throw UsageError("cli.err.not_divisible", {{"a_flag", "--d-model"}, {"a", o.d_model}, {"b_flag", "--heads"},
                                                {"b", o.heads}, {"suggest", (o.d_model / o.heads + 1) * o.heads}});
@@ -564,7 +566,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
   for (const train::VariantEval& v : res.evals) evals.push_back({{"step", v.step}, {"loss", v.loss}});
   if (!o.save.empty()) {
     const train::LlamaTensors lt = mla ? train::deepseek_tensors(res.model) : train::llama_tensors(res.model);
-    const bool f64 = o.dtype == "f64";
+    const bool f64 = o.dtype == "f64";  // a variant trains in f64; saved in f32 unless --dtype f64
     nlohmann::ordered_json extra = {{"attnlab_variant", variant_name(d)},
                                     {"attnlab_corpus", {{"name", tx.name}, {"characters", tx.characters},
                                                         {"heldout_characters", tx.heldout_characters},
@@ -602,7 +604,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
 
 void run_train(const TrainOptions& o) {
   if (!o.study.empty()) {
-    if (o.compute == "f32") throw UsageError("train.err.compute_variant", {{"flag", "--compute"}, {"value", o.compute}});
+    if (o.dtype == "f32") throw UsageError("train.err.compute_variant", {{"flag", "--dtype"}, {"value", "f32"}});
     if (o.threads && (*o.threads < 1 || *o.threads > 1024))
       throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
     return run_study_command(o.study, o.json, o.threads ? static_cast<std::size_t>(*o.threads) : thread_count(), o.quiet);
@@ -621,7 +623,7 @@ void run_train(const TrainOptions& o) {
   train::TrainResult r = train::train(c, [&](std::size_t s, std::size_t n, double loss) { progress(s, n, loss); });
   std::string report = render_text(c, r, tx, t);
   if (!o.save.empty()) {
-    save(c, r, tx, o.dtype);
+    save(c, r, tx, o.saved_dtype());
     report += "  " + t("train.saved", {{"dir", o.save}, {"text", tx != nullptr}}) + "\n";
   }
   if (!o.json.empty()) write_output("--json", o.json, render_json(c, r, tx));
@@ -658,7 +660,6 @@ void setup_train(CLI::App& root) {
   sub->add_flag("--allow-long", o->allow_long, t("train.opt.allow_long"));
   sub->add_flag("--quiet", o->quiet, t("train.opt.quiet"));
   sub->add_option("--dtype", o->dtype, t("train.opt.dtype"));
-  sub->add_option("--compute", o->compute, t("train.opt.compute"));
   sub->add_option("--init", o->init, t("train.opt.init"));
   sub->add_option("--json", o->json, t("train.opt.json"));
   sub->add_option("--html", o->html, t("train.opt.html"));

@@ -6,7 +6,7 @@
 //   p ← p − (lr / (1 − β1^t)) · m / (√v / √(1 − β2^t) + ε)
 // Elementwise, so threads split the parameters and the result never depends on their number.
 // S is the scalar type of the parameters, gradients and moments: double, or float for
-// `train --compute f32`. In float the per-step scalars (1 − lr·wd, lr / (1 − β1^t), √(1 − β2^t),
+// `train --dtype f32`. In float the per-step scalars (1 − lr·wd, lr / (1 − β1^t), √(1 − β2^t),
 // β1, 1 − β1, β2, 1 − β2, ε) are computed in double, as PyTorch computes them in Python, and
 // rounded to float once; every elementwise operation is then float, as PyTorch's float kernels.
 #include <cstddef>

@@ -7,7 +7,7 @@
 //
 //   B = sequences in a batch   T = positions   C = d_model   H = heads   hs = C / H
 //   V = vocabulary             L = layers      N = B·T rows
-//   S = the scalar type: double, or float for `train --compute f32`
+//   S = the scalar type: double, or float for `train --dtype f32`
 //
 // The model: x = wte[token] + wpe[position]; L pre-LN blocks
 //   x = x + c_proj(causal_mha(c_attn(ln_1(x))));   x = x + mlp.c_proj(gelu(mlp.c_fc(ln_2(x))))
@@ -62,7 +62,7 @@ std::vector<double> gpt_init(const GptConfig& c, std::uint64_t seed);
 
 // ---- the layers: forward and backward ----------------------------------------------------------
 // Every layer is a template on the scalar type S, instantiated for double (the default trainer)
-// and float (`train --compute f32`); the double instantiation is the code that was double-only
+// and float (`train --dtype f32`); the double instantiation is the code that was double-only
 // before, the same operations in the same order, so its bits did not change. In float every
 // number, sum included, is a float: accumulators are float, as PyTorch's CPU kernels keep them
 // (docs/ARCHITECTURE.md, "Training in float32"). Optional pointers (bias, dbias, head_gate) are

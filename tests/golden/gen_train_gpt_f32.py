@@ -1,4 +1,4 @@
-"""Golden fixture for attnlab's float32 GPT-2 training (`train --compute f32`), from PyTorch autograd.
+"""Golden fixture for attnlab's float32 GPT-2 training (`train --dtype f32`), from PyTorch autograd.
 
     /usr/bin/python3 tests/golden/gen_train_gpt_f32.py      (Debian's python3-torch 1.13)
 

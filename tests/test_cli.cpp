@@ -107,7 +107,7 @@ TEST_CASE("bad input: exit 2, one line naming the flag, nothing on stdout", "[cl
   expect_usage_error("lesson mha --color sometimes", "--color");
   expect_usage_error("lesson mha --precision 99", "--precision");
   expect_usage_error("lesson mha --seed -1", "--seed");
-  expect_usage_error("lesson mha --json /nonexistent/dir/trace.json", "--json");
+  expect_usage_error("lesson mha --json /nonexistent/dir/trace.json", "--json -");
   expect_usage_error("lesson mha --bogus", "--bogus");
   expect_usage_error("frobnicate", "frobnicate");
 }

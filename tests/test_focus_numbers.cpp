@@ -207,7 +207,7 @@ TEST_CASE("kv-cache what-ifs per token per layer and per GPU under --tp", "[focu
   auto one = kv_variants(v3, whatif_dims(v3, 8, 0, 0), 4096, 1, bf16, 1);
   for (const auto& r : one) CHECK(r.per_gpu_bytes == r.total_bytes);
 
-  CliResult j = run_cli("kv-cache --model deepseek-v3 --kv-heads 8 --tp 8 --json");
+  CliResult j = run_cli("kv-cache --model deepseek-v3 --kv-heads 8 --tp 8 --json -");
   REQUIRE(j.code == 0);
   auto doc = nlohmann::json::parse(j.out);
   for (const auto& row : doc["variants"]) {

@@ -21,7 +21,7 @@ TEST_CASE("params --model gpt2 prints 124,439,808 with its breakdown", "[params_
 }
 
 TEST_CASE("params --json has the issue's schema", "[params_cli]") {
-  CliResult r = run_cli("params --model deepseek-v3 --json");
+  CliResult r = run_cli("params --model deepseek-v3 --json -");
   REQUIRE(r.code == 0);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["model"] == "deepseek-v3");
@@ -31,7 +31,7 @@ TEST_CASE("params --json has the issue's schema", "[params_cli]") {
 }
 
 TEST_CASE("params --config reads a published config.json", "[params_cli]") {
-  CliResult r = run_cli("params --config '" + fixture("qwen2.5-7b.json") + "' --json");
+  CliResult r = run_cli("params --config '" + fixture("qwen2.5-7b.json") + "' --json -");
   REQUIRE(r.code == 0);
   CHECK(nlohmann::json::parse(r.out)["total_params"] == 7615616512u);
 }
@@ -47,7 +47,7 @@ TEST_CASE("kv-cache --model deepseek-v3 --seq-len 32768", "[params_cli]") {
 }
 
 TEST_CASE("kv-cache --json has exactly the issue's schema", "[params_cli]") {
-  CliResult r = run_cli("kv-cache --model llama-3-8b --seq-len 8192 --batch 2 --tp 2 --json");
+  CliResult r = run_cli("kv-cache --model llama-3-8b --seq-len 8192 --batch 2 --tp 2 --json -");
   REQUIRE(r.code == 0);
   auto j = nlohmann::ordered_json::parse(r.out);
   std::vector<std::string> keys;

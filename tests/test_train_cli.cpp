@@ -114,7 +114,7 @@ TEST_CASE("train --save writes a GPT-2 checkpoint that json + numpy read back wi
         CHECK(worst_logit < 1e-12);
         // generate (the KV-cache path, attention-only blocks included) picks numpy's argmax of the
         // logits after the prompt 3,1,4,1,5, with numpy's logit
-        CliResult gen = run_cli("generate --weights '" + (dir / "ckpt").string() + "' --token-ids 3,1,4,1,5 --tokens 1 --json");
+        CliResult gen = run_cli("generate --weights '" + (dir / "ckpt").string() + "' --token-ids 3,1,4,1,5 --tokens 1 --json -");
         REQUIRE(gen.code == 0);
         nlohmann::json step = nlohmann::json::parse(gen.out)["steps"][0];
         const auto& row = got["logits"][4];

@@ -345,9 +345,12 @@ nlohmann::ordered_json matrix(const Tensor& s) {
   return rows;
 }
 
+constexpr const char* kTrainSchema = "attnlab.train/1";
+
 std::string render_json(const train::TrainConfig& c, const train::TrainResult& r, const TextSetup* tx) {
   const auto& m = c.model;
   nlohmann::ordered_json j;
+  j["schema"] = kTrainSchema;
   j["command"] = "train";
   j["config"] = {{"task", train::task_name(c.task)}, {"n_layer", m.n_layer}, {"n_head", m.n_head}, {"n_embd", m.d_model},
                  {"vocab_size", m.vocab}, {"n_positions", m.n_positions}, {"mlp", m.mlp}, {"batch", c.batch},
@@ -574,6 +577,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
   }
   if (!o.json.empty()) {
     nlohmann::ordered_json j;
+    j["schema"] = kTrainSchema;
     j["command"] = "train";
     j["variant"] = variant_name(d);
     j["config"] = {{"n_layer", d.n_layer}, {"n_head", d.n_head}, {"n_kv_head", d.kv_heads()}, {"d_model", d.d_model},
@@ -584,12 +588,12 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
     j["text"] = values;
     j["loss_curve"] = res.loss_curve;
     j["evals"] = evals;
-    write_output("--json", o.json, j.dump(1) + "\n");
+    write_json_doc(o.json, kTrainSchema, j.dump(1) + "\n");
   }
-  if (!o.html.empty())
-    write_page("--html", o.html, render_html_report({run_lang().code, t("train.html_title"), out, {}, t.all_of("render")}));
+  if (!o.html.empty()) write_html_report(o.html, t("train.html_title"), out);
   commit_outputs();
-  if (o.json != "-" && o.html != "-") emit(out);
+  if (o.json.empty() && o.html.empty()) emit(out);
+  print_written();
 }
 
 void run_train(const TrainOptions& o) {
@@ -615,11 +619,11 @@ void run_train(const TrainOptions& o) {
     save(c, r, tx, o.dtype);
     report += "  " + t("train.saved", {{"dir", o.save}, {"text", tx != nullptr}}) + "\n";
   }
-  if (!o.json.empty()) write_output("--json", o.json, render_json(c, r, tx));
-  if (!o.html.empty())  // the report as a page (the terminal text, preformatted)
-    write_page("--html", o.html, render_html_report({run_lang().code, t("train.html_title"), report, {}, t.all_of("render")}));
+  if (!o.json.empty()) write_json_doc(o.json, kTrainSchema, render_json(c, r, tx));
+  if (!o.html.empty()) write_html_report(o.html, t("train.html_title"), report);  // the terminal text, preformatted
   commit_outputs();
-  if (o.json != "-" && o.html != "-") emit(report);
+  if (o.json.empty() && o.html.empty()) emit(report);
+  print_written();
 }
 
 }  // namespace

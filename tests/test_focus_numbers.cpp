@@ -120,11 +120,11 @@ TEST_CASE("json file: --json FILE says on stderr what it wrote, --json - says no
     if (i && (digits.size() - i) % 3 == 0) commas += ',';
     commas += digits[i];
   }
-  CHECK(r.err == "wrote " + path + ": " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
+  CHECK(r.err == "wrote " + path + ": JSON (attnlab.trace/2), " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
   // a device keeps no size to read back: the count is of the bytes written (it said 0 before)
   CliResult null_dev = run_cli("lesson mha --lang en --json /dev/null");
   CHECK(null_dev.code == 0);
-  CHECK(null_dev.err == "wrote /dev/null: " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
+  CHECK(null_dev.err == "wrote /dev/null: JSON (attnlab.trace/2), " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
   CliResult zh = run_cli("lesson mha --lang zh --json " + path);
   std::filesystem::remove(path);
   CHECK(has(zh.err, "已写入 " + path + "：" + n + " 个张量，"));

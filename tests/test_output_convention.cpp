@@ -15,6 +15,8 @@
 #include "checkpoint_files.h"
 #include "run_cli.h"
 
+using ckpt_test::fixture;
+
 namespace {
 
 std::string tmp_name(const std::string& what) {
@@ -42,7 +44,7 @@ std::vector<Cmd> commands() {
       {"bench decode --model gpt2 --seq-len 64 --min-time 0.01 --threads 1", "attnlab.bench-decode/1"},
       {"heads --weights " + w + " --token-ids 5,17,3,42,17,3", "attnlab.heads/1"},
       {"generate --weights " + w + " --token-ids 5,17,3 --tokens 2", "attnlab.generate/1"},
-      {"train --task copy --steps 3 --quiet", "attnlab.train/1"},
+      {"train --task induction --steps 3 --quiet", "attnlab.train/1"},
   };
 }
 
@@ -71,7 +73,7 @@ TEST_CASE("output: every command takes --json FILE and --html FILE and says what
 }
 
 TEST_CASE("output: a bare --json is refused with one line that says --json -", "[output]") {
-  for (const std::string& args : {"models --json", "params --model gpt2 --json", "flops --json", "lesson mha --html"}) {
+  for (const std::string args : {"models --json", "params --model gpt2 --json", "flops --json", "lesson mha --html"}) {
     CliResult r = run_cli(args + " --lang en");
     INFO("attnlab " << args << "\nstderr: " << r.err);
     CHECK(r.code == 2);

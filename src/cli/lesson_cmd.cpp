@@ -109,7 +109,7 @@ void run_lesson(const LessonOptions& o) {
   // a file: say what was written (stdout stays the trace's alone)
   const auto n = trace.tensor_order.size();
   if (o.out.json)
-    note_written(*o.out.json, text()("cli.lesson.wrote", {{"path", *o.out.json}, {"n", n}, {"bytes", static_cast<std::int64_t>(json_bytes)}}));
+    note_written(*o.out.json, text()("cli.lesson.wrote", {{"path", *o.out.json}, {"schema", kTraceSchema}, {"n", n}, {"bytes", static_cast<std::int64_t>(json_bytes)}}));
   if (o.out.npz)
     note_written(*o.out.npz, text()("cli.lesson.wrote_npz", {{"path", *o.out.npz}, {"n", n}, {"bytes", static_cast<std::int64_t>(npz_bytes)}}));
   print_written();

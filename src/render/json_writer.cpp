@@ -117,7 +117,7 @@ json view_json(const Trace& trace) {
 // Everything but the tensors, through nlohmann: the document without its closing '}'.
 std::string head_json(const Trace& trace) {
   json doc;
-  doc["schema"] = "attnlab.trace/2";
+  doc["schema"] = kTraceSchema;
   doc["tool"] = {{"name", "attnlab"}, {"version", ATTNLAB_VERSION}};
   doc["lesson"] = trace.lesson;
   doc["data_order"] = "row-major";  // each tensor's data: the flat list, last axis fastest (numpy's C order)

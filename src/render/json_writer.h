@@ -10,6 +10,8 @@
 
 namespace attn {
 
+inline constexpr const char* kTraceSchema = "attnlab.trace/2";  // what a lesson's --json writes
+
 // The whole document as a string (for tests and small traces).
 std::string trace_to_json(const Trace& trace);
 

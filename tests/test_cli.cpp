@@ -61,7 +61,7 @@ TEST_CASE("json to stdout: a complete trace and nothing else", "[cli][json]") {
   CliResult r = run_cli("lesson mha --json - --causal");
   REQUIRE(r.code == 0);
   nlohmann::json doc = nlohmann::json::parse(r.out);  // throws (fails the test) if stdout is not pure JSON
-  CHECK(doc["schema"] == "attnlab.trace/1");
+  CHECK(doc["schema"] == "attnlab.trace/2");
   CHECK(doc["lesson"] == "mha");
   CHECK(doc["config"]["n_heads"] == 2);
   CHECK(doc["config"]["causal"] == true);
@@ -107,7 +107,7 @@ TEST_CASE("bad input: exit 2, one line naming the flag, nothing on stdout", "[cl
   expect_usage_error("lesson mha --color sometimes", "--color");
   expect_usage_error("lesson mha --precision 99", "--precision");
   expect_usage_error("lesson mha --seed -1", "--seed");
-  expect_usage_error("lesson mha --json /nonexistent/dir/trace.json", "--json -");
+  expect_usage_error("lesson mha --json /nonexistent/dir/trace.json", "--json");
   expect_usage_error("lesson mha --bogus", "--bogus");
   expect_usage_error("frobnicate", "frobnicate");
 }

@@ -127,7 +127,7 @@ TEST_CASE("json file: --json FILE says on stderr what it wrote, --json - says no
   CHECK(null_dev.err == "wrote /dev/null: JSON (attnlab.trace/2), " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
   CliResult zh = run_cli("lesson mha --lang zh --json " + path);
   std::filesystem::remove(path);
-  CHECK(has(zh.err, "已写入 " + path + "：" + n + " 个张量，"));
+  CHECK(has(zh.err, "已写入 " + path + "：JSON（attnlab.trace/2），" + n + " 个张量，"));
   CliResult dash = run_cli("lesson mha --json -");
   CHECK(dash.code == 0);
   CHECK(dash.err.empty());

@@ -52,7 +52,7 @@ TEST_CASE("kv-cache --json has exactly the issue's schema", "[params_cli]") {
   auto j = nlohmann::ordered_json::parse(r.out);
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  CHECK(keys == std::vector<std::string>{"model", "dtype", "bytes_per_element", "seq_len", "batch", "tp", "actual", "variants"});
+  CHECK(keys == std::vector<std::string>{"schema", "model", "dtype", "bytes_per_element", "seq_len", "batch", "tp", "actual", "variants"});
   CHECK(j["bytes_per_element"] == 2);
   CHECK(j["actual"]["bytes_per_token"] == 131072);
   CHECK(j["actual"]["total_bytes"] == 131072ull * 8192 * 2);

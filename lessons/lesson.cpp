@@ -271,7 +271,11 @@ void LessonRecorder::step(std::string id, const Args& args) {
 }
 
 const Tensor& LessonRecorder::tensor(const std::string& name, Tensor tensor, Labels labels, const Args& args) {
-  if (labels.block.empty() || labels.block == "head") labels.block = t("block.head");
+  // labels.block is a key of common's block.* ("head", "group"): it names the first axis, and
+  // its word in the run's language is what the renderers print
+  const std::string block = labels.block.empty() ? std::string("head") : labels.block;
+  if (labels.axes.empty()) labels.axes = default_axes(tensor.shape, labels, block);
+  labels.block = t("block." + block);
   return rec_.tensor(name, std::move(tensor), t("tensor." + name, args), std::move(labels));
 }
 

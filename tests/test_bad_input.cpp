@@ -104,7 +104,7 @@ TEST_CASE("kv-cache --compare refuses one model's settings by name and names its
     std::string name = std::string(flag).substr(0, std::string(flag).find(' '));
     rejects(std::string("kv-cache --compare gpt2,llama-3-8b --lang en ") + flag, name + " cannot be used with --compare");
   }
-  rejects("kv-cache --compare gpt2,llama-3-8b --json --weights-dtype bf16 --lang en", "--weights-dtype cannot be used with --compare");
+  rejects("kv-cache --compare gpt2,llama-3-8b --json - --weights-dtype bf16 --lang en", "--weights-dtype cannot be used with --compare");
   rejects("kv-cache --compare nosuch,gpt2 --lang en", "--compare: unknown preset 'nosuch'");
   rejects("kv-cache --compare gpt2,/nonexistent/config.json --lang en", "--compare: cannot open '/nonexistent/config.json'");
   // What --compare does use still works with it.

@@ -287,7 +287,7 @@ TEST_CASE("a checkpoint folder with a character tokenizer.json cuts --text into 
   write_char_checkpoint(d.path);
   CharTokenizer tok = CharTokenizer::from_tokenizer_json(read_bytes(fixture_file()), fixture_file());
   const std::string text = "the cat\xe7\x8c\xab Z";  // Z is not in the vocabulary
-  CliResult h = run_cli("heads --weights '" + d.path + "' --text '" + text + "' --json");
+  CliResult h = run_cli("heads --weights '" + d.path + "' --text '" + text + "' --json -");
   REQUIRE(h.code == 0);
   nlohmann::json j = nlohmann::json::parse(h.out);
   CHECK(j["token_ids"] == tok.encode(text));

@@ -314,7 +314,7 @@ TEST_CASE("attnlab heads on a tiny checkpoint", "[checkpoint][cli]") {
   CHECK(r.err.empty());
   CHECK(r.out.find("GPT-2, 2 layers × 4 heads, d_model 16") != std::string::npos);
   CHECK(r.out.find("Induction score") != std::string::npos);
-  CliResult j = run_cli("heads --weights '" + w + "' --token-ids 5,17,3,42,17,3,9,60 --json");
+  CliResult j = run_cli("heads --weights '" + w + "' --token-ids 5,17,3,42,17,3,9,60 --json -");
   REQUIRE(j.code == 0);
   nlohmann::json out = nlohmann::json::parse(j.out);
   CHECK(out["schema"] == "attnlab.heads/1");
@@ -325,7 +325,7 @@ TEST_CASE("attnlab heads on a tiny checkpoint", "[checkpoint][cli]") {
   nlohmann::json g = golden();
   std::string ids;
   for (auto id : g["token_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
-  nlohmann::json full = nlohmann::json::parse(run_cli("heads --weights '" + w + "' --token-ids " + ids + " --json").out);
+  nlohmann::json full = nlohmann::json::parse(run_cli("heads --weights '" + w + "' --token-ids " + ids + " --json -").out);
   double prev = 0;
   std::size_t T = g["token_ids"].size();
   for (std::size_t i = 1; i < T; ++i) prev += g["attention"][1][2][i][i - 1].get<double>();

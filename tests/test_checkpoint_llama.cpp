@@ -181,7 +181,7 @@ TEST_CASE("a bad Llama checkpoint is refused by name", "[checkpoint][llama]") {
 
 TEST_CASE("heads, lesson mha and lesson gqa run on a Llama-family checkpoint", "[checkpoint][llama][cli]") {
   std::string w = fixture("tiny-llama"), q = fixture("tiny-qwen2");
-  CliResult h = run_cli("heads --weights '" + w + "' --token-ids 1,7,30,7,12,47,0,30,7,12,5 --json");
+  CliResult h = run_cli("heads --weights '" + w + "' --token-ids 1,7,30,7,12,47,0,30,7,12,5 --json -");
   REQUIRE(h.code == 0);
   nlohmann::json j = nlohmann::json::parse(h.out);
   CHECK(j["model_type"] == "llama");
@@ -267,9 +267,9 @@ TEST_CASE("lesson gqa --weights refuses bad input in one line", "[checkpoint][ll
 TEST_CASE("params --weights counts a checkpoint's tensors from its headers beside the formula", "[checkpoint][llama][cli][params]") {
   // tiny-llama by hand: V·D = 48·12 = 576; attention per layer q 16·12 + k 8·12 + v 8·12 + o 12·16 = 576, × 3;
   // MLP 3·20·12 = 720, × 3; norms 2·12, × 3; head: model.norm 12 + lm_head 48·12 = 588.
-  CliResult r = run_cli("params --weights '" + fixture("tiny-llama") + "' --json");
+  CliResult r = run_cli("params --weights '" + fixture("tiny-llama") + "' --json -");
   REQUIRE(r.code == 0);
-  nlohmann::json j = nlohmann::json::parse(r.out);
+  nlohmann::json j = nlohmann::json::parse(r.out)["checkpoint"];
   CHECK(j["groups"]["embeddings"]["files"] == 576);
   CHECK(j["groups"]["attention"]["files"] == 1728);
   CHECK(j["groups"]["attention"]["tensors"] == 12);
@@ -281,13 +281,13 @@ TEST_CASE("params --weights counts a checkpoint's tensors from its headers besid
   CHECK(j["agree"] == true);
   CHECK(j["dtypes"]["F32"]["bytes"] == 5124 * 4);
   // Qwen2: q/k/v biases counted in attention (6·4 + 2·(2·4) per layer = 40), BF16 two bytes each, tied head
-  nlohmann::json q = nlohmann::json::parse(run_cli("params --weights '" + fixture("tiny-qwen2") + "' --json").out);
+  nlohmann::json q = nlohmann::json::parse(run_cli("params --weights '" + fixture("tiny-qwen2") + "' --json -").out)["checkpoint"];
   CHECK(q["groups"]["attention"]["files"] == 2 * (24 * 24 + 2 * 8 * 24 + 24 * 24 + 40));
   CHECK(q["groups"]["head"]["files"] == 24);
   CHECK(q["dtypes"]["BF16"]["bytes"] == 2 * q["total"]["files"].get<int>());
   CHECK(q["agree"] == true);
   // GPT-2, sharded, with the old causal-mask buffer: the buffer is not a parameter
-  nlohmann::json g = nlohmann::json::parse(run_cli("params --weights '" + fixture("tiny-gpt2-sharded") + "' --json").out);
+  nlohmann::json g = nlohmann::json::parse(run_cli("params --weights '" + fixture("tiny-gpt2-sharded") + "' --json -").out)["checkpoint"];
   CHECK(g["buffers"] == nlohmann::json::array({"h.0.attn.bias"}));
   CHECK(g["agree"] == true);
   CHECK(g["total"]["files"] == 8128);
@@ -393,9 +393,9 @@ TEST_CASE("params --weights on an attention-only checkpoint: no MLP, one norm a 
   // data/trained/induction (attnlab_attention_only): V 32, T 32, d 64, 2 layers.
   // embeddings 32·64 + 32·64 = 4,096; attention per layer 4·64·64 + 4·64 = 16,640, × 2 = 33,280;
   // norms: ln_1 only, 2·64 a layer, × 2 = 256; head: ln_f 128 (tied unembedding); total 37,760.
-  CliResult r = run_cli("params --weights '" + std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/induction' --json");
+  CliResult r = run_cli("params --weights '" + std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/induction' --json -");
   REQUIRE(r.code == 0);
-  nlohmann::json j = nlohmann::json::parse(r.out);
+  nlohmann::json j = nlohmann::json::parse(r.out)["checkpoint"];
   CHECK(j["groups"]["mlp"]["formula"] == 0);
   CHECK(j["groups"]["norms"]["formula"] == 256);
   CHECK(j["groups"]["attention"]["formula"] == 33280);

@@ -175,7 +175,7 @@ TEST_CASE("a trained MLA model: train --save, then lesson mla --weights absorbs 
   CliResult h = run_cli("heads --weights '" + save + "' --text 'the king'");
   CHECK(h.code == 0);
   CHECK(h.out.find("(MLA)") != std::string::npos);
-  CliResult g = run_cli("generate --weights '" + save + "' --text 'the ' --tokens 5 --json");
+  CliResult g = run_cli("generate --weights '" + save + "' --text 'the ' --tokens 5 --json -");
   REQUIRE(g.code == 0);
   const nlohmann::json gj = nlohmann::json::parse(g.out);
   CHECK(gj["check"]["max_abs_diff_vs_full_forward"].get<double>() < 1e-12);

@@ -92,7 +92,7 @@ TEST_CASE("GPT-2 BPE: pieces, labels and bad input", "[tokenizer]") {
 TEST_CASE("attnlab heads --text tokenizes the learner's sentence", "[tokenizer][cli]") {
   TempDir d("vocab");
   write_vocab_model(d.path);
-  CliResult r = run_cli("heads --weights '" + d.path + "' --text 'The cat sat on the mat.' --json");
+  CliResult r = run_cli("heads --weights '" + d.path + "' --text 'The cat sat on the mat.' --json -");
   REQUIRE(r.code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["token_ids"] == std::vector<std::int64_t>{464, 3797, 3332, 319, 262, 2603, 13});

@@ -61,7 +61,7 @@ TEST_CASE("json to stdout: a complete trace and nothing else", "[cli][json]") {
   CliResult r = run_cli("lesson mha --json - --causal");
   REQUIRE(r.code == 0);
   nlohmann::json doc = nlohmann::json::parse(r.out);  // throws (fails the test) if stdout is not pure JSON
-  CHECK(doc["schema"] == "attnlab.trace/1");
+  CHECK(doc["schema"] == "attnlab.trace/2");
   CHECK(doc["lesson"] == "mha");
   CHECK(doc["config"]["n_heads"] == 2);
   CHECK(doc["config"]["causal"] == true);

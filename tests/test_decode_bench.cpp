@@ -136,7 +136,7 @@ TEST_CASE("bench: the AVX-512 and AVX2 kernels, where the CPU has them, compute 
 }
 
 TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
-  CliResult r = run_cli("bench decode --model llama-3-8b --seq-len 64 --min-time 0 --json");
+  CliResult r = run_cli("bench decode --model llama-3-8b --seq-len 64 --min-time 0 --json -");
   INFO(r.err);
   REQUIRE(r.code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -146,7 +146,7 @@ TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
   for (const auto& v : j["variants"])
     for (const char* key : {"name", "bytes_per_token", "seconds_per_token", "gb_per_s", "gflop_per_s"}) CHECK(v.contains(key));
   CHECK(j["variants"][0]["bytes_per_token"] == 64 * 32 * 256 * 4);  // 64 tokens · h 32 · (128 + 128) · 4 bytes
-  CliResult m = run_cli("bench memory --size-mib 64 --min-time 0 --json");
+  CliResult m = run_cli("bench memory --size-mib 64 --min-time 0 --json -");
   REQUIRE(m.code == 0);
   CHECK(nlohmann::json::parse(m.out)["memory_gb_per_s"].get<double>() > 0);
   for (const char* bad : {"bench decode", "bench decode --model gpt2 --config x.json", "bench decode --model nosuch",
@@ -167,7 +167,7 @@ TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
       {"avx512", DecodeKernel::Avx512}, {"avx2", DecodeKernel::Avx2}, {"portable", DecodeKernel::Portable}};
   for (auto [name, kind] : kernels) {
     INFO(name);
-    CliResult e = run_cli(std::string("bench decode --model gpt2 --seq-len 64 --min-time 0 --json --kernel ") + name);
+    CliResult e = run_cli(std::string("bench decode --model gpt2 --seq-len 64 --min-time 0 --json - --kernel ") + name);
     CHECK(e.code == (decode_kernel_available(kind) ? 0 : 2));  // portable runs everywhere
     if (e.code == 0) {
       CHECK(nlohmann::json::parse(e.out)["kernel"] == name);

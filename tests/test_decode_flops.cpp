@@ -71,7 +71,7 @@ TEST_CASE("flops: the CLI with JSON and bad input", "[flops][cli]") {
   CliResult z = run_cli("flops --model deepseek-v3 --lang zh");
   CHECK(z.code == 0);
   CHECK(z.out.find("预填充") != std::string::npos);
-  CliResult j = run_cli("flops --model llama-3-8b --seq-len 2 --context 10 --json");
+  CliResult j = run_cli("flops --model llama-3-8b --seq-len 2 --context 10 --json -");
   REQUIRE(j.code == 0);
   nlohmann::json doc = nlohmann::json::parse(j.out);
   // llama-3-8b decode at n = 10, GQA (its own g = 8): scores 10 · 32 · 128 = 40,960
@@ -81,7 +81,7 @@ TEST_CASE("flops: the CLI with JSON and bad input", "[flops][cli]") {
   // 85,899,345,920 − 16,060,522,496 = 69,838,823,424. Per sequence (32 layers, bf16, 4,096 tokens):
   // MHA 2·32·128 · 32 · 2 · 4096 = 2 GiB -> 32; GQA g 8 -> 512 MiB -> 130; MQA 64 MiB -> 1,040;
   // MLA (512 + 64) · 32 · 2 · 4096 = 150,994,944 -> 462, 3.55 times GQA.
-  CliResult c = run_cli("flops --model llama-3-8b --json");
+  CliResult c = run_cli("flops --model llama-3-8b --json -");
   REQUIRE(c.code == 0);
   nlohmann::json fits = nlohmann::json::parse(c.out)["concurrency"]["variants"];
   REQUIRE(fits.size() == 4);
@@ -103,7 +103,7 @@ TEST_CASE("flops: counts that would pass 2^64 are refused, never printed wrapped
   // DeepSeek-V3 at T = 2^24: the absorbed MLA's scores alone are T(T+1)/2 · 128 · 576 ≈ 1.04e19
   // multiply-adds, so its FLOP (about 3.9e19 in all) pass 2^64 ≈ 1.84e19.
   for (const char* bad : {"flops --model deepseek-v3 --seq-len 16777216", "flops --d-model 131072 --heads 128 --seq-len 16777216",
-                          "flops --d-model 4096 --heads 32 --head-dim 1000000000000 --json"}) {
+                          "flops --d-model 4096 --heads 32 --head-dim 1000000000000 --json -"}) {
     CliResult e = run_cli(bad);
     INFO(bad << "\n" << e.err);
     CHECK(e.code == 2);
@@ -112,7 +112,7 @@ TEST_CASE("flops: counts that would pass 2^64 are refused, never printed wrapped
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
   // The largest that fits still prints: 2^24 tokens of Llama 3 8B.
-  CliResult ok = run_cli("flops --model llama-3-8b --seq-len 16777216 --json");
+  CliResult ok = run_cli("flops --model llama-3-8b --seq-len 16777216 --json -");
   REQUIRE(ok.code == 0);
   nlohmann::json j = nlohmann::json::parse(ok.out);
   for (const auto& v : j["prefill"]["variants"]) {

@@ -120,14 +120,14 @@ TEST_CASE("json file: --json FILE says on stderr what it wrote, --json - says no
     if (i && (digits.size() - i) % 3 == 0) commas += ',';
     commas += digits[i];
   }
-  CHECK(r.err == "wrote " + path + ": " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
+  CHECK(r.err == "wrote " + path + ": JSON (attnlab.trace/2), " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
   // a device keeps no size to read back: the count is of the bytes written (it said 0 before)
   CliResult null_dev = run_cli("lesson mha --lang en --json /dev/null");
   CHECK(null_dev.code == 0);
-  CHECK(null_dev.err == "wrote /dev/null: " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
+  CHECK(null_dev.err == "wrote /dev/null: JSON (attnlab.trace/2), " + n + " tensors, " + commas + " bytes (each tensor's data is row-major)\n");
   CliResult zh = run_cli("lesson mha --lang zh --json " + path);
   std::filesystem::remove(path);
-  CHECK(has(zh.err, "已写入 " + path + "：" + n + " 个张量，"));
+  CHECK(has(zh.err, "已写入 " + path + "：JSON（attnlab.trace/2），" + n + " 个张量，"));
   CliResult dash = run_cli("lesson mha --json -");
   CHECK(dash.code == 0);
   CHECK(dash.err.empty());
@@ -207,7 +207,7 @@ TEST_CASE("kv-cache what-ifs per token per layer and per GPU under --tp", "[focu
   auto one = kv_variants(v3, whatif_dims(v3, 8, 0, 0), 4096, 1, bf16, 1);
   for (const auto& r : one) CHECK(r.per_gpu_bytes == r.total_bytes);
 
-  CliResult j = run_cli("kv-cache --model deepseek-v3 --kv-heads 8 --tp 8 --json");
+  CliResult j = run_cli("kv-cache --model deepseek-v3 --kv-heads 8 --tp 8 --json -");
   REQUIRE(j.code == 0);
   auto doc = nlohmann::json::parse(j.out);
   for (const auto& row : doc["variants"]) {

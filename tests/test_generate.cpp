@@ -82,7 +82,7 @@ TEST_CASE("cached attention on one new row equals the last row of causal attenti
 
 TEST_CASE("attnlab generate: tokens, cache sizes, check and bridge, in JSON and text", "[generate][cli]") {
   nlohmann::json g = golden("tiny-gpt2");
-  CliResult r = run_cli("generate --weights " + fixture("tiny-gpt2") + " --token-ids 5,17,3,42 --tokens 8 --json");
+  CliResult r = run_cli("generate --weights " + fixture("tiny-gpt2") + " --token-ids 5,17,3,42 --tokens 8 --json -");
   REQUIRE(r.code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["token_ids"] == g["ids"]);

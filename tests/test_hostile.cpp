@@ -62,7 +62,7 @@ CliResult run_to_full(const std::string& args) {
 }  // namespace
 
 TEST_CASE("a failed write to stdout is exit 1 with one line naming it, never exit 0", "[hostile]") {
-  for (const char* args : {"list", "params --model gpt2 --json", "params --model gpt2", "lesson mha",
+  for (const char* args : {"list", "params --model gpt2 --json -", "params --model gpt2", "lesson mha",
                            "kv-cache --model gpt2", "models", "lesson mha --json -", "lesson mha --html -",
                            "flops --model gpt2", "heads --help", "--help", "--version", "lesson mha --help", "bench -h"}) {
     // (--help and --version were exit 0: CLI11 printed them to std::cout and nothing checked it)
@@ -169,7 +169,7 @@ TEST_CASE("MoE layers are counted by formula, the same as one by one", "[hostile
                    R"("num_hidden_layers":61,"num_attention_heads":128,"kv_lora_rank":512,"qk_nope_head_dim":128,)"
                    R"("qk_rope_head_dim":64,"v_head_dim":128,"n_routed_experts":256,"n_shared_experts":1,)"
                    R"("num_experts_per_tok":8,"moe_intermediate_size":2048,"first_k_dense_replace":3,"moe_layer_freq":2})";
-  CliResult r = run_cli("params --json --config " + write_tmp("ds.json", ds));
+  CliResult r = run_cli("params --json - --config " + write_tmp("ds.json", ds));
   REQUIRE(r.code == 0);
   // layers 3..60 that are multiples of 2: 4, 6, ..., 60 = 29 MoE layers, 32 dense
   CHECK(r.out.find("\"count\": 29") != std::string::npos);

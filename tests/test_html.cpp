@@ -117,7 +117,7 @@ TEST_CASE("html: bad traces and unwritable paths get one exit-2 line and leave n
   };
   std::vector<Case> cases = {
       {good.substr(0, good.size() / 2), "not valid JSON"},
-      {std::regex_replace(good, std::regex("attnlab\\.trace/1"), "other.schema/2"), "not an attnlab trace"},
+      {std::regex_replace(good, std::regex("attnlab\\.trace/2"), "other.schema/2"), "not an attnlab trace"},
       {std::regex_replace(good, std::regex("\"shape\":\\[4,8\\]"), "\"shape\":[4,9]"), "not a valid attnlab trace"},
       {std::regex_replace(good, std::regex("\"tensors\":\\[\"X\"\\]"), "\"tensors\":[\"nosuch\"]"), "not a valid attnlab trace"},
       {"[1, 2, 3]", "not an attnlab trace"},

@@ -17,7 +17,7 @@
 //   GQA g 8: 536,870,912 -> 130;  MQA: 67,108,864 -> 1,040
 //   MLA (d_c 512 + d_R 64) · 32 · 2 · 4096 = 150,994,944 -> 462: 14.4× MHA, 3.6× GQA.
 TEST_CASE("kv-cache --memory: sequences per variant worked by hand", "[kv_memory_fit][cli]") {
-  CliResult j = run_cli("kv-cache --model llama-3-8b --memory 80GiB --json");
+  CliResult j = run_cli("kv-cache --model llama-3-8b --memory 80GiB --json -");
   REQUIRE(j.code == 0);
   nlohmann::json mem = nlohmann::json::parse(j.out)["memory"];
   CHECK(mem["weights_bytes"] == 16060522496u);
@@ -45,7 +45,7 @@ TEST_CASE("kv-cache --memory: sequences per variant worked by hand", "[kv_memory
 }
 
 TEST_CASE("kv-cache --memory: weights that do not fit leave no sequences", "[kv_memory_fit][cli]") {
-  CliResult j = run_cli("kv-cache --model llama-3-8b --memory 8GiB --json");
+  CliResult j = run_cli("kv-cache --model llama-3-8b --memory 8GiB --json -");
   REQUIRE(j.code == 0);
   nlohmann::json mem = nlohmann::json::parse(j.out)["memory"];
   CHECK(mem["free_bytes"] == 0);
@@ -53,7 +53,7 @@ TEST_CASE("kv-cache --memory: weights that do not fit leave no sequences", "[kv_
   CliResult en = run_cli("kv-cache --model llama-3-8b --memory 8GiB --lang en");
   REQUIRE(en.code == 0);
   CHECK(en.out.find("do not fit") != std::string::npos);
-  CliResult bad = run_cli("kv-cache --model llama-3-8b --memory lots --json");
+  CliResult bad = run_cli("kv-cache --model llama-3-8b --memory lots --json -");
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
 }
@@ -63,7 +63,7 @@ TEST_CASE("kv-cache --memory: weights that do not fit leave no sequences", "[kv_
 // latent replicated on both GPUs (64 MiB -> 1,160; 150,994,944 B -> 515). Under tensor parallelism
 // MLA's lead over GQA shrinks from 3.6× to 1.8×.
 TEST_CASE("kv-cache --memory with --tp 2: per-GPU caches worked by hand", "[kv_memory_fit][cli]") {
-  CliResult j = run_cli("kv-cache --model llama-3-8b --memory 80GiB --tp 2 --json");
+  CliResult j = run_cli("kv-cache --model llama-3-8b --memory 80GiB --tp 2 --json -");
   REQUIRE(j.code == 0);
   nlohmann::json mem = nlohmann::json::parse(j.out)["memory"];
   CHECK(mem["weights_bytes"] == 8030261248u);

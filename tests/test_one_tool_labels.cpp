@@ -24,7 +24,7 @@ TEST_CASE("kv-cache: the model's own cache block labels its columns with their u
 }
 
 TEST_CASE("flops: attention subtotals apart from the FFN, and the layer total says what it holds", "[one-tool][flops]") {
-  CliResult r = run_cli("flops --model gpt2 --seq-len 16 --context 16 --json");
+  CliResult r = run_cli("flops --model gpt2 --seq-len 16 --context 16 --json -");
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   // gpt2 prefill of 16 tokens, MHA, by hand: q, k, v, o projections 4 · 16 · 768 · 768 = 37,748,736;

@@ -21,7 +21,7 @@ TEST_CASE("params --model gpt2 prints 124,439,808 with its breakdown", "[params_
 }
 
 TEST_CASE("params --json has the issue's schema", "[params_cli]") {
-  CliResult r = run_cli("params --model deepseek-v3 --json");
+  CliResult r = run_cli("params --model deepseek-v3 --json -");
   REQUIRE(r.code == 0);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["model"] == "deepseek-v3");
@@ -31,7 +31,7 @@ TEST_CASE("params --json has the issue's schema", "[params_cli]") {
 }
 
 TEST_CASE("params --config reads a published config.json", "[params_cli]") {
-  CliResult r = run_cli("params --config '" + fixture("qwen2.5-7b.json") + "' --json");
+  CliResult r = run_cli("params --config '" + fixture("qwen2.5-7b.json") + "' --json -");
   REQUIRE(r.code == 0);
   CHECK(nlohmann::json::parse(r.out)["total_params"] == 7615616512u);
 }
@@ -47,12 +47,12 @@ TEST_CASE("kv-cache --model deepseek-v3 --seq-len 32768", "[params_cli]") {
 }
 
 TEST_CASE("kv-cache --json has exactly the issue's schema", "[params_cli]") {
-  CliResult r = run_cli("kv-cache --model llama-3-8b --seq-len 8192 --batch 2 --tp 2 --json");
+  CliResult r = run_cli("kv-cache --model llama-3-8b --seq-len 8192 --batch 2 --tp 2 --json -");
   REQUIRE(r.code == 0);
   auto j = nlohmann::ordered_json::parse(r.out);
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  CHECK(keys == std::vector<std::string>{"model", "dtype", "bytes_per_element", "seq_len", "batch", "tp", "actual", "variants"});
+  CHECK(keys == std::vector<std::string>{"schema", "model", "dtype", "bytes_per_element", "seq_len", "batch", "tp", "actual", "variants"});
   CHECK(j["bytes_per_element"] == 2);
   CHECK(j["actual"]["bytes_per_token"] == 131072);
   CHECK(j["actual"]["total_bytes"] == 131072ull * 8192 * 2);

@@ -137,14 +137,14 @@ TEST_CASE("the new presets in the CLI: models, params and kv-cache in en and zh"
   REQUIRE(kv.code == 0);
   CHECK(has(kv.out, "36 use chunked local attention with chunks of 8,192 tokens"));
   CHECK(has(kv.out, "(2,818,572,288 B)"));
-  CliResult js = run_cli("kv-cache --model llama-4-scout --seq-len 32768 --json");
+  CliResult js = run_cli("kv-cache --model llama-4-scout --seq-len 32768 --json -");
   REQUIRE(js.code == 0);
   nlohmann::json j = nlohmann::json::parse(js.out);
   CHECK(j["actual"]["bounded_layers"]["kind"] == "chunked");
   CHECK(j["actual"]["bounded_layers"]["layers"] == 36);
   CHECK(j["actual"]["bounded_layers"]["max_tokens"] == 8192);
   CHECK(j["actual"]["total_bytes"] == 2818572288u);
-  CHECK(!nlohmann::json::parse(run_cli("kv-cache --model glm-4-9b --json").out)["actual"].contains("bounded_layers"));
+  CHECK(!nlohmann::json::parse(run_cli("kv-cache --model glm-4-9b --json -").out)["actual"].contains("bounded_layers"));
   CliResult kv_zh = run_cli("kv-cache --model llama-4-scout --seq-len 32768 --lang zh");
   CHECK(has(kv_zh.out, "分块局部注意力"));
   CHECK(has(run_cli("params --model llama-4-scout --lang en").out, "vision encoder"));

@@ -113,7 +113,7 @@ TEST_CASE("the JSON trace writes -inf as null and keeps every tensor", "[render]
   r.tensor("scores", Tensor({2}, {1.0, -std::numeric_limits<double>::infinity()}), "m");
   r.value("d_k", std::int64_t{4});
   std::string json = trace_to_json(r.finish());
-  CHECK(json.find("\"schema\":\"attnlab.trace/1\"") != std::string::npos);
+  CHECK(json.find("\"schema\":\"attnlab.trace/2\"") != std::string::npos);
   CHECK(json.find("\"data\":[1,null]") != std::string::npos);
   CHECK(json.find("\"values\":{\"d_k\":4}") != std::string::npos);
 }

@@ -132,7 +132,7 @@ TEST_CASE("text models: the checkpoint commands read text-en and text-zh by name
   std::string cache = std::filesystem::temp_directory_path().string() + "/attnlab_text_cache_" + std::to_string(::getpid());
   std::filesystem::remove_all(cache);
   const std::string env = "XDG_CACHE_HOME=" + cache + " HF_HUB_CACHE=/nonexistent ";
-  CliResult h = run_cli("heads --weights text-en --text 'And Peter said unto Jesus' --json", env);
+  CliResult h = run_cli("heads --weights text-en --text 'And Peter said unto Jesus' --json -", env);
   INFO(h.err);
   REQUIRE(h.code == 0);
   nlohmann::json j = nlohmann::json::parse(h.out);
@@ -159,7 +159,7 @@ TEST_CASE("text models: the checkpoint commands read text-en and text-zh by name
 }
 
 TEST_CASE("text models: generate continues a prompt as text, greedy or sampled with a seed", "[text]") {
-  CliResult g = run_cli("generate --weights text-en --text 'In the beginning' --tokens 40 --json");
+  CliResult g = run_cli("generate --weights text-en --text 'In the beginning' --tokens 40 --json -");
   REQUIRE(g.code == 0);
   nlohmann::json j = nlohmann::json::parse(g.out);
   const std::string text = j["text"].get<std::string>();
@@ -168,7 +168,7 @@ TEST_CASE("text models: generate continues a prompt as text, greedy or sampled w
   // greedy: each step is its row's argmax
   for (const auto& s : j["steps"]) CHECK(s["prob"].get<double>() > 0);
   auto sampled = [](int seed) {
-    CliResult r = run_cli("generate --weights text-zh --text 春眠不觉晓 --tokens 30 --temperature 0.9 --top-k 20 --seed " + std::to_string(seed) + " --json");
+    CliResult r = run_cli("generate --weights text-zh --text 春眠不觉晓 --tokens 30 --temperature 0.9 --top-k 20 --seed " + std::to_string(seed) + " --json -");
     REQUIRE(r.code == 0);
     return nlohmann::json::parse(r.out)["text"].get<std::string>();
   };

@@ -184,7 +184,7 @@ void write_tiny_checkpoint(const std::string& dir, const nlohmann::json& normali
 TEST_CASE("a checkpoint folder with tokenizer.json tokenizes --text", "[tokenizer][cli]") {
   TempDir d("tokjson");
   write_tiny_checkpoint(d.path, nullptr);
-  CliResult h = run_cli("heads --weights '" + d.path + "' --text 'hello world 1212' --json");
+  CliResult h = run_cli("heads --weights '" + d.path + "' --text 'hello world 1212' --json -");
   REQUIRE(h.code == 0);
   // "hello", " world", " ", "121", "2"? No: " 1212" is not a piece: the space stands alone
   // (\s+(?!\S) leaves it before the digits), then "121", "2".
@@ -197,7 +197,7 @@ TEST_CASE("attnlab heads on a checkpoint whose tokenizer.json is NFC: e + U+0301
   TempDir d("tokjson_nfc");
   write_tiny_checkpoint(d.path, {{"type", "NFC"}});
   auto ids = [&](const std::string& text) {
-    CliResult h = run_cli("heads --weights '" + d.path + "' --text '" + text + "' --json");
+    CliResult h = run_cli("heads --weights '" + d.path + "' --text '" + text + "' --json -");
     REQUIRE(h.code == 0);
     return nlohmann::json::parse(h.out)["token_ids"].get<Ids>();
   };

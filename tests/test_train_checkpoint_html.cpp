@@ -31,7 +31,7 @@ TEST_CASE("a checkpoint written by train --mlp --save loads in heads like any GP
     CliResult t = run_cli(kTiny + " --mlp --dtype " + dtype + " --save " + dir);
     INFO(dtype << ": " << t.err);
     REQUIRE(t.code == 0);
-    CliResult h = run_cli("heads --weights " + dir + " --token-ids 1,2,3,4,1,2,3,4 --json");
+    CliResult h = run_cli("heads --weights " + dir + " --token-ids 1,2,3,4,1,2,3,4 --json -");
     INFO(h.err);
     CHECK(h.code == 0);
     CHECK(h.out.find("\"scores\"") != std::string::npos);
@@ -52,7 +52,7 @@ TEST_CASE("an attention-only checkpoint written by train --save loads in heads a
   nlohmann::json tj = nlohmann::json::parse(t.out);
   std::string ids;
   for (const auto& id : tj["pattern_tokens"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
-  CliResult h = run_cli("heads --weights " + dir + " --token-ids " + ids + " --json");
+  CliResult h = run_cli("heads --weights " + dir + " --token-ids " + ids + " --json -");
   INFO(h.err);
   CHECK(h.code == 0);
   CHECK(h.out.find("\"scores\"") != std::string::npos);

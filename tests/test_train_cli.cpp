@@ -118,7 +118,7 @@ TEST_CASE("train --save writes a GPT-2 checkpoint that json + numpy read back wi
         CHECK(worst_logit < 1e-12);
         // generate (the KV-cache path, attention-only blocks included) picks numpy's argmax of the
         // logits after the prompt 3,1,4,1,5, with numpy's logit
-        CliResult gen = run_cli("generate --weights '" + (dir / "ckpt").string() + "' --token-ids 3,1,4,1,5 --tokens 1 --json");
+        CliResult gen = run_cli("generate --weights '" + (dir / "ckpt").string() + "' --token-ids 3,1,4,1,5 --tokens 1 --json -");
         REQUIRE(gen.code == 0);
         nlohmann::json step = nlohmann::json::parse(gen.out)["steps"][0];
         const auto& row = got["logits"][4];
@@ -194,11 +194,11 @@ TEST_CASE("train --dtype f32: the same bytes for 1, 2 and 3 threads, a checkpoin
   CHECK(f64.out.find("float32") == std::string::npos);
   CHECK(slurp((base / "f64" / "training.json").string()) != slurp((base / "1" / "training.json").string()));
   CHECK_FALSE(nlohmann::json::parse(slurp((base / "f64" / "config.json").string()))["attnlab_train"].contains("compute"));
-  CliResult h = run_cli("heads --weights '" + (base / "1").string() + "' --token-ids 1,2,3,4,1,2,3,4 --json");
+  CliResult h = run_cli("heads --weights '" + (base / "1").string() + "' --token-ids 1,2,3,4,1,2,3,4 --json -");
   INFO(h.err);
   CHECK(h.code == 0);
   CHECK(h.out.find("\"scores\"") != std::string::npos);
-  CliResult g = run_cli("generate --weights '" + (base / "1").string() + "' --token-ids 3,1,4,1,5 --tokens 3 --json");
+  CliResult g = run_cli("generate --weights '" + (base / "1").string() + "' --token-ids 3,1,4,1,5 --tokens 3 --json -");
   INFO(g.err);
   CHECK(g.code == 0);
   CHECK(nlohmann::json::parse(g.out)["steps"].size() == 3);

@@ -144,9 +144,9 @@ void step_model(LessonRecorder& r, const Settings& s, const Decode& x) {
   const DecodeDims& d = s.d;
   r.step("model", {{"vocab", d.V}, {"d_model", d.D}, {"heads", d.H}, {"kv_heads", d.G}, {"d_h", d.Dh},
                    {"layers", d.L}, {"T", d.T}});
-  r.tensor("E", x.m.E);  // (V, D)
+  r.tensor("E", x.m.E, {.axes = {"id", "dim"}});  // (V, D)
   r.tensor("W_K_1", x.m.layers[0].W_K);  // (D, G*Dh)
-  r.tensor("W_U", x.m.W_U);  // (D, V)
+  r.tensor("W_U", x.m.W_U, {.axes = {"dim", "id"}});  // (D, V)
 }
 
 void step_generate(LessonRecorder& r, const Settings& s, const Decode& x) {
@@ -177,8 +177,8 @@ void step_exact(LessonRecorder& r, const Settings& s, const Decode& x) {
   std::vector<std::string> pos;
   for (std::size_t i = 0; i < s.d.T; ++i) pos.push_back(tok(x.run.tokens[i]));
   r.step("exact", {{"T", s.d.T}});
-  r.tensor("logits", x.run.logits, {.rows = pos});         // (T, V)
-  r.tensor("logits_full", x.full.logits, {.rows = pos});   // (T, V)
+  r.tensor("logits", x.run.logits, {.rows = pos, .axes = {"step", "id"}});         // (T, V)
+  r.tensor("logits_full", x.full.logits, {.rows = pos, .axes = {"step", "id"}});   // (T, V)
   r.value("logits_diff", x.logits_diff);
   r.value("hidden_diff", x.hidden_diff);
   r.value("cache_diff", x.cache_diff);

@@ -296,10 +296,10 @@ void step_scores(LessonRecorder& r, const Induction& m) {
     for (std::size_t h = 0; h < s.prev_token.dim(1); ++h)
       t.rows.push_back({I(l + 1), I(h + 1), s.prev_token(l, h), s.first_token(l, h), s.self(l, h), s.induction(l, h)});
   r.table(t);
-  r.tensor("prev_token_score", s.prev_token);
-  r.tensor("first_token_score", s.first_token);
-  r.tensor("self_score", s.self);
-  r.tensor("induction_score", s.induction);
+  r.tensor("prev_token_score", s.prev_token, {.axes = {"layer", "head"}});  // (L, H)
+  r.tensor("first_token_score", s.first_token, {.axes = {"layer", "head"}});
+  r.tensor("self_score", s.self, {.axes = {"layer", "head"}});
+  r.tensor("induction_score", s.induction, {.axes = {"layer", "head"}});
   const train::HeadScores& b = m.before.scores;
   r.note("scores.note_before", {{"prev", train::best_head(b.prev_token, 0, 1).score}, {"induction", train::best_head(b.induction, 1, b.induction.dim(0)).score}});
 }
@@ -379,8 +379,8 @@ void step_shortcut(LessonRecorder& r, const Induction& m) {
   for (std::size_t l = 0; l < L; ++l)
     for (std::size_t h = 0; h < f.offset.dim(1); ++h) t.rows.push_back({I(l + 1), I(h + 1), f.offset(l, h), x.scores.induction(l, h)});
   r.table(t);
-  r.tensor("shortcut_offset_score", f.offset, {}, {{"k", k}});
-  r.tensor("shortcut_induction_score", x.scores.induction);
+  r.tensor("shortcut_offset_score", f.offset, {.axes = {"layer", "head"}}, {{"k", k}});
+  r.tensor("shortcut_induction_score", x.scores.induction, {.axes = {"layer", "head"}});
   std::vector<std::string> tokens = token_labels(m.shortcut_eval, 0);
   // the positional head alone on one of its own sequences: (T, T)
   const std::size_t T = m.shortcut_eval.T, H = f.offset.dim(1);

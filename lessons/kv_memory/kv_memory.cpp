@@ -69,9 +69,11 @@ KvMemory compute(const PlantedMemory& m, std::size_t F, std::size_t K, Activatio
 
 void step_convention(LessonRecorder& r, const Layer& L, const Labels& keys, const Labels& values, std::size_t F) {
   r.step("convention", {{"keys", F}});
-  r.tensor("W_1", L.W_1, keys);                          // (D, F)
+  Labels k = keys, v = values;
+  k.axes = {"dim", "key"}, v.axes = {"key", "dim"};
+  r.tensor("W_1", L.W_1, k);                             // (D, F)
   r.tensor("b_1", L.b_1, Labels{.cols = keys.cols});     // (F)
-  r.tensor("W_2", L.W_2, values);                        // (F, D)
+  r.tensor("W_2", L.W_2, v);                             // (F, D)
   r.tensor("b_2", L.b_2, Labels{.cols = values.cols});   // (D)
 }
 
@@ -109,7 +111,7 @@ void step_read(LessonRecorder& r, const Read& rd, const std::string& suffix, con
   r.value("planted_activation" + suffix, mr.activation.data[m.slot], {{"key", m.slot + 1}});
 
   r.step("write" + suffix, {{"what", what}});
-  r.tensor("contribution" + suffix, mr.contribution, Labels{.rows = keys.cols, .cols = feats.cols});  // (F, D)
+  r.tensor("contribution" + suffix, mr.contribution, Labels{.rows = keys.cols, .cols = feats.cols, .axes = {"key", "dim"}});  // (F, D)
   r.tensor("y" + suffix, mr.y, feats);                                                             // (D)
   r.value("sum_check" + suffix, max_abs_diff(rd.direct.y, mr.y));
   r.value("planted_share" + suffix, fraction_of_total(rd.norms, m.slot), {{"key", m.slot + 1}});
@@ -185,7 +187,7 @@ void step_real_read(LessonRecorder& r, const RealMemory& x, std::size_t K, const
   std::size_t fired = count_above(mr.activation, 0.0);
   r.value("keys_fired", I(fired));
   r.step("real_write", {{"k", K}});
-  r.tensor("top_contributions", x.top_contributions, Labels{.rows = numbered(K, "#")});  // (K, D)
+  r.tensor("top_contributions", x.top_contributions, Labels{.rows = numbered(K, "#"), .axes = {"rank", "dim"}});  // (K, D)
   r.tensor("y", mr.y);
   r.value("sum_check", max_abs_diff(x.rd.direct.y, mr.y));
   r.value("forward_check", max_abs_diff(mr.y, x.y_forward));
@@ -218,9 +220,9 @@ Trace run_real(const KvMemoryOptions& c) {
   r.config("tokens", in.labels);
   r.step("real_model", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"keys", mc.d_ff},
                         {"token", in.labels.back()}, {"n", in.ids.size()}});
-  r.tensor("W_1", x.L.W_1);  // (D, F): column j is key j
+  r.tensor("W_1", x.L.W_1, {.axes = {"dim", "key"}});  // (D, F): column j is key j
   r.tensor("b_1", x.L.b_1);  // (F)
-  r.tensor("W_2", x.L.W_2);  // (F, D): row j is value j
+  r.tensor("W_2", x.L.W_2, {.axes = {"key", "dim"}});  // (F, D): row j is value j
   r.tensor("b_2", x.L.b_2);  // (D)
   step_real_read(r, x, K, in.labels.back());
   return r.finish();

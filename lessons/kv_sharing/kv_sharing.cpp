@@ -109,7 +109,7 @@ void step_project(LessonRecorder& r, const KvDims& d, const KvRun& k, const std:
 void step_split(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::vector<std::string>& tokens) {
   r.step("split_heads", {{"heads", d.H}, {"groups", d.G}, {"per", d.H / d.G}});
   Labels heads{.rows = tokens};
-  Labels groups{.rows = tokens, .block = r.t("block.group")};
+  Labels groups{.rows = tokens, .block = "group"};
   r.tensor("Q_heads", k.p.Q_heads, heads);        // (H, T, Dk)
   r.tensor("K_heads", k.p.K_heads, groups);       // (G, T, Dk)
   r.tensor("V_heads", k.p.V_heads, groups);       // (G, T, Dk)

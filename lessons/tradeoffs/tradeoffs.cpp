@@ -145,7 +145,7 @@ void step_results(LessonRecorder& r, const Tradeoffs& s) {
   std::vector<std::string> ids, seeds;
   for (const train::StudyVariant& v : res.variants) ids.push_back(v.id);
   for (std::uint64_t seed : train::kStudySeeds) seeds.push_back(r.t("results.col.seed", {{"seed", seed}}));
-  r.tensor("heldout_loss", losses, {.rows = ids, .cols = seeds});
+  r.tensor("heldout_loss", losses, {.rows = ids, .cols = seeds, .axes = {"variant", "seed"}});
   r.tensor("median_loss", vec(medians));
   r.table(t);
   r.note("results.note_time", {{"threads", res.threads}});

@@ -27,7 +27,7 @@ struct MemoryOptions {
   std::optional<std::int64_t> size_mib;  // default: default_array_mib()
   double min_time = 0.5;
   std::optional<std::int64_t> threads;
-  bool json = false;
+  ReportOutputs out;  // --json FILE|-, --html FILE|-
 };
 
 struct DecodeOptions {
@@ -35,7 +35,7 @@ struct DecodeOptions {
   std::int64_t seq_len = 16384, batch = 1, max_cache_mib = 1024;
   double min_time = 0.5;
   std::optional<std::int64_t> threads;
-  bool json = false;
+  ReportOutputs out;  // --json FILE|-, --html FILE|-
 };
 
 void apply_threads(const std::optional<std::int64_t>& threads) {
@@ -81,17 +81,17 @@ void run_memory(const MemoryOptions& o) {
   require_time(o.min_time, kMaxMemoryMinTime);
   apply_threads(o.threads);
   const Text& t = text();
+  declare_report_outputs(o.out);
   MemoryBench m = measure_memory(size_mib, o.min_time);
-  if (o.json) {
-    nlohmann::ordered_json j;
+  nlohmann::ordered_json j;
+  {
+    j["schema"] = "attnlab.bench-memory/1";
     j["threads"] = thread_count();
     j["array_bytes"] = m.array_bytes;
     j["last_level_cache_bytes"] = last_level_cache_bytes();
     j["memory_gb_per_s"] = m.read_gb_s;
     j["read"] = {{"gb_per_s", m.read_gb_s}, {"seconds_min", m.read.min}, {"seconds_median", m.read.median}, {"runs", m.read.seconds.size()}};
     j["triad"] = {{"gb_per_s", m.triad_gb_s}, {"seconds_min", m.triad.min}, {"seconds_median", m.triad.median}, {"runs", m.triad.seconds.size()}};
-    emit(j.dump(2) + "\n");
-    return;
   }
   std::string out = t("bench.memory.header", {{"threads", thread_count()}, {"size", binary_size(static_cast<double>(m.array_bytes))},
                                              {"llc", llc_text()}}) + "\n\n";
@@ -106,7 +106,9 @@ void run_memory(const MemoryOptions& o) {
   row("read", m.array_bytes, m.read, m.read_gb_s);
   row("triad", 3 * m.array_bytes, m.triad, m.triad_gb_s);
   out += render_table(tb) + "\n  " + t("bench.memory.note") + "\n";
-  emit(out);
+  if (o.out.html) write_html_report(*o.out.html, t("bench.memory.html_title"), out);
+  if (o.out.json) write_json_doc(*o.out.json, "attnlab.bench-memory/1", j.dump(2) + "\n");
+  finish_report(o.out, out);
 }
 
 // --kernel: auto (the fastest this CPU runs) or one by name, refused if this CPU cannot run it.
@@ -141,6 +143,8 @@ void run_decode(const DecodeOptions& o) {
   std::uint64_t B = static_cast<std::uint64_t>(o.batch), N = static_cast<std::uint64_t>(o.seq_len);
   for (std::uint64_t x : {w.d_h, w.d_c, w.d_R})
     if (x % 8 != 0) throw UsageError("bench.err.width", {{"width", x}});
+  declare_input("--config", o.config);
+  declare_report_outputs(o.out);
   // The read bandwidth is measured before and after the variants and the higher one is the
   // reference: on a shared machine one measurement can catch a busier moment than the kernels did.
   MemoryBench before = measure_memory(default_array_mib(), o.min_time);
@@ -192,8 +196,9 @@ void run_decode(const DecodeOptions& o) {
                   {"seconds_median", r.time.median}, {"runs", r.time.seconds.size()}, {"gb_per_s", g}, {"gflop_per_s", fl},
                   {"ratio_to_memory", g / mem_gbs}, {"smaller_than_twice_llc", in_llc}, {"checksum", r.checksum}});
   }
-  if (o.json) {
-    nlohmann::ordered_json j;
+  nlohmann::ordered_json j;
+  {
+    j["schema"] = "attnlab.bench-decode/1";
     j["model"] = m.name;
     j["seq_len"] = N;
     j["batch"] = B;
@@ -205,8 +210,6 @@ void run_decode(const DecodeOptions& o) {
     j["last_level_cache_bytes"] = last_level_cache_bytes();
     j["kernel"] = kernel;
     j["variants"] = jv;
-    emit(j.dump(2) + "\n");
-    return;
   }
   std::string out = t("bench.decode.header", {{"model", m.name}, {"heads", w.n_h}, {"d_h", w.d_h},
                                               {"d_c", w.d_c}, {"d_R", w.d_R}, {"seq_len", N}, {"batch", B},
@@ -231,7 +234,9 @@ void run_decode(const DecodeOptions& o) {
   if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";
   if (any_in_llc) out += "  " + t("bench.decode.note_llc", {{"llc", llc_text()}}) + "\n";
   if (any_over) out += "  " + t("bench.decode.note_over") + "\n";
-  emit(out);
+  if (o.out.html) write_html_report(*o.out.html, t("bench.decode.html_title", {{"model", m.name}}), out);
+  if (o.out.json) write_json_doc(*o.out.json, "attnlab.bench-decode/1", j.dump(2) + "\n");
+  finish_report(o.out, out);
 }
 
 }  // namespace
@@ -247,7 +252,7 @@ void setup_bench(CLI::App& root) {
   mem->add_option("--size-mib", mo->size_mib, t("bench.opt.size_mib"));
   mem->add_option("--min-time", mo->min_time, t("bench.opt.min_time"));
   mem->add_option("--threads", mo->threads, t("cli.opt.threads"));
-  mem->add_flag("--json", mo->json, t("bench.opt.json"));
+  add_report_outputs(mem, mo->out, t("bench.opt.json_memory"));
   add_lang_option(mem);
   mem->callback([mo] { run_memory(*mo); });
 
@@ -262,7 +267,7 @@ void setup_bench(CLI::App& root) {
   dec->add_option("--max-cache-mib", dopt->max_cache_mib, t("bench.opt.max_cache_mib"));
   dec->add_option("--min-time", dopt->min_time, t("bench.opt.min_time"));
   dec->add_option("--threads", dopt->threads, t("cli.opt.threads"));
-  dec->add_flag("--json", dopt->json, t("bench.opt.json"));
+  add_report_outputs(dec, dopt->out, t("bench.opt.json_decode"));
   add_lang_option(dec);
   dec->callback([dopt] { run_decode(*dopt); });
 }

@@ -6,12 +6,14 @@
 // found half-way never leaves half a report on stdout.
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "catalog.h"
+#include "html.h"
 
 namespace attn::cli {
 
@@ -80,5 +82,26 @@ void write_page(const std::string& flag, const std::string& path, const std::str
 void write_output_with(const std::string& flag, const std::string& path, const std::function<bool(std::FILE*)>& write);
 void commit_outputs();
 void discard_outputs();
+
+// One convention for output (report_output.cpp), in every command that prints results:
+// --json FILE|- (one schema per command, named by its "schema" key), --html FILE|- and, where the
+// run records tensors, --npz FILE|-. With none of them the report prints on stdout; with any of
+// them stdout holds only what "-" names. Each file written is named on stderr after commit
+// ("wrote FILE: …"). A bare --json (the old flag) is refused: cli.err.output_value says "--json -".
+struct ReportOutputs {
+  std::optional<std::string> json, html, npz;
+  bool any() const { return json || html || npz; }
+};
+void add_report_outputs(CLI::App* sub, ReportOutputs& o, const std::string& json_help, bool npz = false);
+void declare_report_outputs(const ReportOutputs& o);  // before any work
+void write_json_doc(const std::string& path, const std::string& schema, const std::string& doc);
+void write_html_doc(const std::string& path, const std::string& page);
+void write_html_report(const std::string& path, const std::string& title, const std::string& report,
+                       const std::vector<HtmlBarChart>& charts = {});
+// A "wrote FILE: …" line for stderr, printed after commit (nothing for "-").
+void note_written(const std::string& path, const std::string& line);
+// Commit, print the report on stdout when no output flag was given, then the "wrote" lines.
+void finish_report(const ReportOutputs& o, const std::string& report);
+void print_written();
 
 }  // namespace attn::cli

@@ -23,7 +23,7 @@ struct FlopsOptions {
   std::int64_t seq_len = 4096, context = 4096;
   std::uint64_t kv_heads = 0;
   std::string memory = "80GiB";
-  bool json = false;
+  ReportOutputs out;  // --json FILE|-, --html FILE|-
 };
 
 const char* kParts[] = {"q_proj", "kv_proj", "scores", "softmax_exp", "weighted_sum", "out_proj", "ffn"};
@@ -122,6 +122,8 @@ void run_flops(const FlopsOptions& o) {
     throw UsageError("flops.err.range", {{"flag", "--seq-len"}, {"max", std::int64_t{1} << 24}, {"value", o.seq_len}});
   if (o.context < 1 || o.context > (std::int64_t{1} << 24))
     throw UsageError("flops.err.range", {{"flag", "--context"}, {"max", std::int64_t{1} << 24}, {"value", o.context}});
+  declare_input("--config", o.src.config);
+  declare_report_outputs(o.out);
   ModelConfig m = select_model(o.src.model, o.src.config, o.src.dims);
   FlopDims d = dims_of(m, o.kv_heads);
   std::uint64_t T = static_cast<std::uint64_t>(o.seq_len), N = static_cast<std::uint64_t>(o.context);
@@ -133,8 +135,9 @@ void run_flops(const FlopsOptions& o) {
     throw UsageError("flops.err.overflow", {{"model", m.name}, {"T", T}, {"n", N}});
   }
   Concurrency fit = concurrency(m, o.kv_heads, N, o.memory);
-  if (o.json) {
-    nlohmann::ordered_json j;
+  nlohmann::ordered_json j;
+  {
+    j["schema"] = "attnlab.flops/1";
     j["model"] = m.name;
     j["dims"] = {{"d_model", d.D}, {"heads", d.H}, {"kv_heads", d.G}, {"head_dim", d.Dh}, {"d_c", d.C}, {"d_R", d.R},
                  {"d_cq", d.Cq}, {"d_ff", d.F}, {"gated_ffn", d.gated}};
@@ -143,8 +146,6 @@ void run_flops(const FlopsOptions& o) {
     nlohmann::ordered_json fits = nlohmann::ordered_json::array();
     for (const Fit& f : fit.fits) fits.push_back({{"name", f.name}, {"bytes_per_sequence", f.per_sequence}, {"sequences", f.sequences}});
     j["concurrency"] = {{"memory_bytes", fit.memory}, {"weights_bytes_bf16", fit.weights}, {"context", N}, {"variants", fits}};
-    emit(j.dump(2) + "\n");
-    return;
   }
   std::string out = t("flops.header", {{"model", m.name}, {"d_model", d.D}, {"heads", d.H}, {"kv_heads", d.G}, {"d_h", d.Dh},
                                        {"d_c", d.C}, {"d_R", d.R}, {"d_ff", d.F}, {"gated", d.gated}}) + "\n\n";
@@ -157,7 +158,9 @@ void run_flops(const FlopsOptions& o) {
                                           {"one", mm_one}, {"same", mm_mha == mm_one}, {"exp_mha", mha.softmax_exp},
                                           {"exp_one", one.softmax_exp}}) + "\n\n";
   out += concurrency_text(fit, N, t);
-  emit(out);
+  if (o.out.html) write_html_report(*o.out.html, t("flops.html_title", {{"model", m.name}}), out);
+  if (o.out.json) write_json_doc(*o.out.json, "attnlab.flops/1", j.dump(2) + "\n");
+  finish_report(o.out, out);
 }
 
 }  // namespace
@@ -171,7 +174,7 @@ void setup_flops(CLI::App& root) {
   sub->add_option("--seq-len", opt->seq_len, t("flops.opt.seq_len"));
   sub->add_option("--context", opt->context, t("flops.opt.context"));
   sub->add_option("--memory", opt->memory, t("flops.opt.memory"));
-  sub->add_flag("--json", opt->json, t("flops.opt.json"));
+  add_report_outputs(sub, opt->out, t("flops.opt.json"));
   sub->callback([opt] {
     FlopsOptions o = *opt;
     if (o.src.dims.d_model > 0) o.src.dims.kv_heads = o.kv_heads;

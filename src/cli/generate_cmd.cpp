@@ -27,7 +27,7 @@ struct GenerateOptions {
   std::string weights;
   std::optional<std::string> text, token_ids;
   std::int64_t tokens = 10;
-  bool json = false;
+  ReportOutputs out;  // --json FILE|-, --html FILE|-
   double temperature = 0.0;  // --temperature: 0 is greedy
   std::int64_t top_k = 0;    // --top-k: 0 keeps every token
   std::int64_t seed = 42;    // --seed: the sampling draws
@@ -225,8 +225,14 @@ std::string render_json(const GenerateReport& r) {
 }
 
 void run_generate(const GenerateOptions& o) {
+  declare_input_folder("--weights", resolve_weights(o.weights));
+  declare_report_outputs(o.out);
   GenerateReport r = compute(o);
-  emit(o.json ? render_json(r) : render_text(r, text()));
+  const Text& t = text();
+  std::string report = render_text(r, t);
+  if (o.out.html) write_html_report(*o.out.html, t("checkpoint.generate.html_title"), report);
+  if (o.out.json) write_json_doc(*o.out.json, "attnlab.generate/1", render_json(r));
+  finish_report(o.out, report);
 }
 
 }  // namespace
@@ -239,7 +245,7 @@ void setup_generate(CLI::App& root) {
   sub->add_option("--text", opt->text, t("cli.opt.text"));
   sub->add_option("--token-ids", opt->token_ids, t("cli.opt.token_ids"));
   sub->add_option("--tokens", opt->tokens, t("checkpoint.generate.opt.tokens"));
-  sub->add_flag("--json", opt->json, t("checkpoint.generate.opt.json"));
+  add_report_outputs(sub, opt->out, t("checkpoint.generate.opt.json"));
   sub->add_option("--temperature", opt->temperature, t("checkpoint.generate.opt.temperature"));
   sub->add_option("--top-k", opt->top_k, t("checkpoint.generate.opt.top_k"));
   sub->add_option("--seed", opt->seed, t("checkpoint.generate.opt.seed"));

@@ -26,8 +26,7 @@ struct HeadsOptions {
   std::string weights;
   std::optional<std::string> text, token_ids;
   std::int64_t top = 5;
-  bool json = false;
-  std::optional<std::string> html;  // --html FILE|-
+  ReportOutputs out;  // --json FILE|-, --html FILE|-
 };
 
 struct HeadsReport {
@@ -149,7 +148,7 @@ void run_heads(const HeadsOptions& o) {
   if (o.top < 1) throw UsageError("checkpoint.err.top", {{"flag", "--top"}});
   HeadsReport r;
   declare_input_folder("--weights", resolve_weights(o.weights));
-  if (o.html) declare_output("--html", *o.html);
+  declare_report_outputs(o.out);
   // The cap is checked against the model once it is known (it needs L and H).
   r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX, true);
   const ModelConfig& m = r.in.config();
@@ -165,14 +164,11 @@ void run_heads(const HeadsOptions& o) {
     r.s.induction = induction_scores(real_attention(r.in, twice), T);
   }
   auto top = static_cast<std::size_t>(std::min<std::int64_t>(o.top, static_cast<std::int64_t>(m.l * m.n_h)));
-  if (o.html) {  // the report as a page (the grids, preformatted)
-    const Text& t = text();
-    write_page("--html", *o.html, render_html_report({run_lang().code, t("checkpoint.heads.html_title"),
-                                                      render_text(r, top, t), {}, t.all_of("render")}));
-    commit_outputs();
-    return;
-  }
-  emit(o.json ? render_json(r, top) : render_text(r, top, text()));
+  const Text& t = text();
+  std::string report = render_text(r, top, t);
+  if (o.out.html) write_html_report(*o.out.html, t("checkpoint.heads.html_title"), report);  // the grids, preformatted
+  if (o.out.json) write_json_doc(*o.out.json, "attnlab.heads/1", render_json(r, top));
+  finish_report(o.out, report);
 }
 
 }  // namespace
@@ -185,8 +181,7 @@ void setup_heads(CLI::App& root) {
   sub->add_option("--text", opt->text, t("cli.opt.text"));
   sub->add_option("--token-ids", opt->token_ids, t("cli.opt.token_ids"));
   sub->add_option("--top", opt->top, t("checkpoint.heads.opt.top"));
-  sub->add_flag("--json", opt->json, t("checkpoint.heads.opt.json"));
-  sub->add_option("--html", opt->html, t("checkpoint.heads.opt.html"));
+  add_report_outputs(sub, opt->out, t("checkpoint.heads.opt.json"));
   add_lang_option(sub);
   sub->callback([opt] { run_heads(*opt); });
 }

@@ -25,8 +25,7 @@ struct KvOptions {
   ModelSource src;
   u64 seq_len = 4096, batch = 1, tp = 1, kv_heads = 0, latent = 0, rope = 0;
   std::string dtype = "bf16", weights_dtype = "bf16", compare, memory;
-  bool json = false;
-  std::optional<std::string> html;  // --html FILE|-
+  ReportOutputs out;                // --json FILE|-, --html FILE|-
   std::vector<std::string> given;   // the flags given on the command line
 };
 
@@ -283,18 +282,29 @@ ModelConfig model_by_name(const std::string& name) {
   }
 }
 
-std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
+constexpr const char* kKvSchema = "attnlab.kv-cache/1";
+
+std::vector<ModelConfig> compare_models(const KvOptions& o) {
   std::vector<ModelConfig> models;
   std::stringstream ss(o.compare);
   for (std::string name; std::getline(ss, name, ',');)
     if (!name.empty()) models.push_back(model_by_name(name));
   if (models.empty()) throw UsageError("calc.err.compare_empty");
-  if (o.json) {
-    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const auto& m : models)
-      arr.push_back(model_json(m, o, dt, kv_variants(m, whatif_dims(m, o.kv_heads, o.latent, o.rope), o.seq_len, o.batch, dt, o.tp)));
-    return arr.dump(2) + "\n";
-  }
+  return models;
+}
+
+// --compare: {schema, compare: [one model's document each]}
+std::string compare_json(const KvOptions& o, const Dtype& dt, const std::vector<ModelConfig>& models) {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const auto& m : models)
+    arr.push_back(model_json(m, o, dt, kv_variants(m, whatif_dims(m, o.kv_heads, o.latent, o.rope), o.seq_len, o.batch, dt, o.tp)));
+  nlohmann::ordered_json j;
+  j["schema"] = kKvSchema;
+  j["compare"] = arr;
+  return j.dump(2) + "\n";
+}
+
+std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t, const std::vector<ModelConfig>& models) {
   TextTable tb;
   tb.header = {t("calc.kv.col.model"), t("calc.kv.col.attention"), t("calc.kv.col.layers"), t("calc.kv.col.bytes"),
                t("calc.kv.col.tokens_x", {{"seq_len", o.seq_len}, {"batch", o.batch}})};
@@ -325,9 +335,8 @@ std::string run_compare(const KvOptions& o, const Dtype& dt, const Text& t) {
 
 void run_kv(KvOptions o) {
   const Text& t = text();
-  if (o.html) o.json = false;  // the page shows the report as it prints
   declare_input("--config", o.src.config);
-  if (o.html) declare_output("--html", *o.html);
+  declare_report_outputs(o.out);
   Dtype dt = parse_dtype(o.dtype, "--dtype");
   if (o.seq_len == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--seq-len"}});
   if (o.batch == 0) throw UsageError("calc.err.at_least_one", {{"flag", "--batch"}});
@@ -340,13 +349,11 @@ void run_kv(KvOptions o) {
     if (!o.src.model.empty() || !o.src.config.empty() || o.src.dims.d_model > 0) throw UsageError("calc.err.compare_alone");
     for (const char* flag : kNotWithCompare)
       if (given(flag)) throw UsageError("calc.err.compare_with", {{"flag", flag}});
-    std::string report = run_compare(o, dt, t);
-    if (o.html) {
-      write_page("--html", *o.html, render_html_report({run_lang().code, t("html.report.kv_compare"), report, g_page_charts, t.all_of("render")}));
-      commit_outputs();
-    } else {
-      emit(report);
-    }
+    std::vector<ModelConfig> models = compare_models(o);
+    std::string report = run_compare(o, dt, t, models);
+    if (o.out.html) write_html_report(*o.out.html, t("html.report.kv_compare"), report, g_page_charts);
+    if (o.out.json) write_json_doc(*o.out.json, kKvSchema, compare_json(o, dt, models));
+    finish_report(o.out, report);
     return;
   }
   bool dims = o.src.dims.d_model > 0;
@@ -359,12 +366,9 @@ void run_kv(KvOptions o) {
   }
   kv_usage(m, o.seq_len, o.batch, dt, o.tp);  // validates --tp before anything is printed
   auto variants = kv_variants(m, w, o.seq_len, o.batch, dt, o.tp);
-  if (o.json) {
-    nlohmann::ordered_json j = model_json(m, o, dt, variants);
-    if (!o.memory.empty()) j["memory"] = memory_json(memory_fit(m, o, dt, w));
-    emit(j.dump(2) + "\n");
-    return;
-  }
+  nlohmann::ordered_json j = {{"schema", kKvSchema}};
+  j.update(model_json(m, o, dt, variants));
+  if (!o.memory.empty()) j["memory"] = memory_json(memory_fit(m, o, dt, w));
   std::string title = model_title(m, t);
   std::string out = t("calc.kv.header", {{"name", m.name}, {"title", title.empty() ? m.name : title},
                                          {"kind", kind_text(m)}, {"l", m.l}}) + "\n";
@@ -374,13 +378,9 @@ void run_kv(KvOptions o) {
   if (!o.memory.empty()) out += memory_section(m, o, dt, w, t);
   out += whatif_section(w, variants, o, t);
   if (is_deepseek(m)) out += mla_note(t);  // the conversation's DeepSeek figures, for DeepSeek models
-  if (o.html) {
-    write_page("--html", *o.html,
-               render_html_report({run_lang().code, t("html.report.kv_cache", {{"model", m.name}}), out, g_page_charts, t.all_of("render")}));
-    commit_outputs();
-    return;
-  }
-  emit(out);
+  if (o.out.html) write_html_report(*o.out.html, t("html.report.kv_cache", {{"model", m.name}}), out, g_page_charts);
+  if (o.out.json) write_json_doc(*o.out.json, kKvSchema, j.dump(2) + "\n");
+  finish_report(o.out, out);
 }
 
 }  // namespace
@@ -400,8 +400,7 @@ void setup_kv_cache(CLI::App& root) {
   sub->add_option("--compare", opt->compare, t("calc.kv.opt.compare"));
   sub->add_option("--memory", opt->memory, t("calc.kv.opt.memory"));
   sub->add_option("--weights-dtype", opt->weights_dtype, t("calc.kv.opt.weights_dtype"));
-  sub->add_flag("--json", opt->json, t("calc.kv.opt.json"));
-  sub->add_option("--html", opt->html, t("html.opt.html"));
+  add_report_outputs(sub, opt->out, t("calc.kv.opt.json"));
   sub->callback([opt, sub] {
     KvOptions o = *opt;
     for (const CLI::Option* given : sub->get_options([](const CLI::Option* x) { return x->count() > 0; }))

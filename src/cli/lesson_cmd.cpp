@@ -17,6 +17,7 @@
 #include "html.h"
 #include "locate.h"
 #include "json_writer.h"
+#include "npz_writer.h"
 #include "step_select.h"
 #include "terminal.h"
 
@@ -31,8 +32,7 @@ struct LessonOptions {
   std::string color = "auto";   // --color auto|always|never
   int precision = 4;            // --precision
   bool full = false;            // --full
-  std::optional<std::string> json;  // --json FILE|-
-  std::optional<std::string> html;  // --html FILE|-
+  ReportOutputs out;             // --json FILE|-, --html FILE|-, --npz FILE|-
   std::optional<std::string> step;  // --step ID[,ID…]: show only these steps
   const std::optional<std::string>* weights = nullptr;  // the lesson's --weights, if it has one
 };
@@ -100,24 +100,23 @@ void run_lesson(const LessonOptions& o) {
   if (o.threads) set_threads(static_cast<std::size_t>(*o.threads));
   bool color = use_color(o.color);  // validated even when writing JSON
   if (o.weights != nullptr && o.weights->has_value()) declare_input_folder("--weights", resolve_weights(**o.weights));
-  if (o.json) declare_output("--json", *o.json);
-  if (o.html) declare_output("--html", *o.html);
+  declare_report_outputs(o.out);
   Trace trace = o.lesson->run(RunContext{run_lang(), o.seed});
   if (o.step) select_steps(trace, *o.step, text());
-  if (o.html) write_page("--html", *o.html, render_html(trace, HtmlOptions{o.precision}));
-  if (o.json) {
-    std::size_t bytes = 0;  // counted as written: /dev/null or a pipe has no file size to read back
-    write_output_with("--json", *o.json, [&](std::FILE* f) { return write_trace_json(trace, f, &bytes); });
-    commit_outputs();
-    if (*o.json != "-") {  // a file: say what was written (stdout stays the trace's alone)
-      std::fflush(stdout);
-      std::fprintf(stderr, "%s\n", text()("cli.lesson.wrote", {{"path", *o.json}, {"n", trace.tensor_order.size()},
-                                                               {"bytes", static_cast<std::int64_t>(bytes)}}).c_str());
-    }
-    return;
-  }
+  if (o.out.html) write_html_doc(*o.out.html, render_html(trace, HtmlOptions{o.precision}));
+  // counted as written: /dev/null or a pipe has no file size to read back
+  std::size_t json_bytes = 0, npz_bytes = 0;
+  if (o.out.json) write_output_with("--json", *o.out.json, [&](std::FILE* f) { return write_trace_json(trace, f, &json_bytes); });
+  if (o.out.npz) write_output_with("--npz", *o.out.npz, [&](std::FILE* f) { return write_trace_npz(trace, f, &npz_bytes); });
   commit_outputs();
-  if (!o.html) emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));
+  if (!o.out.any()) emit(render_trace(trace, RenderOptions{o.precision, color, o.full}));
+  // a file: say what was written (stdout stays the trace's alone)
+  const auto n = trace.tensor_order.size();
+  if (o.out.json)
+    note_written(*o.out.json, text()("cli.lesson.wrote", {{"path", *o.out.json}, {"schema", kTraceSchema}, {"n", n}, {"bytes", static_cast<std::int64_t>(json_bytes)}}));
+  if (o.out.npz)
+    note_written(*o.out.npz, text()("cli.lesson.wrote_npz", {{"path", *o.out.npz}, {"n", n}, {"bytes", static_cast<std::int64_t>(npz_bytes)}}));
+  print_written();
 }
 
 }  // namespace
@@ -140,8 +139,7 @@ void setup_lesson(CLI::App& root) {
     add_lang_option(sub);
     sub->add_option("--color", opts->color, t("cli.opt.color"));
     sub->add_flag("--full", opts->full, t("cli.opt.full"));
-    sub->add_option("--json", opts->json, t("cli.opt.json"));
-    sub->add_option("--html", opts->html, t("html.opt.html"));
+    add_report_outputs(sub, opts->out, t("cli.opt.json"), true);
     sub->add_option("--step", opts->step, t("cli.opt.step"));
     sub->callback([opts] { run_lesson(*opts); });
     sub->footer([info] { return defaults_footer(*info); });

@@ -122,6 +122,8 @@ Msg parse_error_msg(const CLI::ParseError& e, const std::string& commands) {
     // An option that takes one value, given twice (--heads 2 --heads 4): CLI11's policy is Throw,
     // "--heads: At Most 1 required but received 2".
     if (what.find("At Most") != std::string::npos) return {"cli.err.cli_repeated", {{"flag", flag}}};
+    // --json / --html / --npz take FILE or - (a bare --json was a flag in some commands once)
+    if (flag == "--json" || flag == "--html" || flag == "--npz") return {"cli.err.output_value", {{"flag", flag}}};
     return {"cli.err.cli_missing_value", {{"flag", flag}}};
   }
   if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr && !flag.empty()) {

@@ -1,6 +1,7 @@
 // attnlab models: the bundled presets, one line each — attention kind (with KV heads or latent
 // size), total parameters (computed, checked against the official count), KV bytes per token.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "catalog.h"
 #include "commands.h"
@@ -23,9 +24,12 @@ std::string attention_text(const ModelConfig& m, const Text& t) {
   return "";
 }
 
-void run_models(const std::optional<std::string>& html) {
+void run_models(const ReportOutputs& o) {
   const Text& t = text();
-  if (html) declare_output("--html", *html);
+  declare_report_outputs(o);
+  nlohmann::ordered_json j;
+  j["schema"] = "attnlab.models/1";
+  j["models"] = nlohmann::ordered_json::array();
   TextTable tb;
   tb.header = {t("calc.models.col.name"),   t("calc.models.col.attention"), t("calc.models.col.total"),
                t("calc.models.col.active"), t("calc.models.col.kv_bytes"),  t("calc.models.col.official")};
@@ -40,17 +44,19 @@ void run_models(const std::optional<std::string>& html) {
                            : m.official_total == r.total ? t("calc.models.exact")
                                                              : t("calc.models.differs");
     bars.bars.push_back({name, static_cast<double>(r.total), with_commas_u(r.total)});
+    nlohmann::ordered_json e = {{"name", name}, {"attention", attn_kind_name(attn_kind(m))}, {"heads", m.n_h}, {"kv_heads", m.n_g}};
+    if (m.mla) e.update({{"d_c", m.d_c}, {"d_R", m.d_R}});
+    e.update({{"total_params", r.total}, {"active_params", r.active}, {"kv_bytes_per_token_bf16", u.bytes_per_token}});
+    e["official_total_params"] = m.official_total == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.official_total);
+    j["models"].push_back(e);
     tb.rows.push_back({name, attention_text(m, t), with_commas_u(r.total),
                        r.active == r.total ? "" : with_commas_u(r.active), with_commas_u(u.bytes_per_token), official});
   }
   std::string out = render_table(tb);
   out += "\n" + t("calc.models.footer") + "\n" + t("calc.models.official_note") + "\n";
-  if (html) {
-    write_page("--html", *html, render_html_report({run_lang().code, t("html.report.models"), out, {bars}, t.all_of("render")}));
-    commit_outputs();
-    return;
-  }
-  emit(out);
+  if (o.html) write_html_report(*o.html, t("html.report.models"), out, {bars});
+  if (o.json) write_json_doc(*o.json, "attnlab.models/1", j.dump(2) + "\n");
+  finish_report(o, out);
 }
 
 }  // namespace
@@ -58,9 +64,9 @@ void run_models(const std::optional<std::string>& html) {
 void setup_models(CLI::App& root) {
   CLI::App* sub = root.add_subcommand("models", text()("calc.models.description"));
   add_lang_option(sub);
-  auto html = std::make_shared<std::optional<std::string>>();
-  sub->add_option("--html", *html, text()("html.opt.html"));
-  sub->callback([html] { run_models(*html); });
+  auto out = std::make_shared<ReportOutputs>();
+  add_report_outputs(sub, *out, text()("calc.models.opt.json"));
+  sub->callback([out] { run_models(*out); });
 }
 
 }  // namespace attn::cli

@@ -23,9 +23,8 @@ namespace {
 struct ParamsOptions {
   ModelSource src;
   std::optional<std::string> weights;  // --weights DIR|ID: count a checkpoint's tensors
-  bool json = false;
-  bool no_bias = false;              // --no-bias: explicit dims without bias vectors
-  std::optional<std::string> html;  // --html FILE|-
+  bool no_bias = false;  // --no-bias: explicit dims without bias vectors
+  ReportOutputs out;     // --json FILE|-, --html FILE|-
 };
 
 std::string pct(u64 part, u64 whole) {
@@ -135,8 +134,14 @@ nlohmann::ordered_json items_json(const std::vector<ParamItem>& items) {
   return j;
 }
 
-std::string render_json(const ModelConfig& m, const ParamReport& r) {
+constexpr const char* kParamsSchema = "attnlab.params/1";
+
+// One document for both ways of counting: {schema, model, total_params, active_params, breakdown}
+// from the formula, and with --weights a "checkpoint" object beside it (the tensors counted from
+// the files). total_params is then the checkpoint's count.
+nlohmann::ordered_json params_json(const ModelConfig& m, const ParamReport& r) {
   nlohmann::ordered_json j;
+  j["schema"] = kParamsSchema;
   j["model"] = m.name;
   j["total_params"] = r.total;
   j["active_params"] = r.active;
@@ -161,7 +166,7 @@ std::string render_json(const ModelConfig& m, const ParamReport& r) {
   b["head"] = items_json(r.head);
   if (r.mtp > 0) b["mtp_params_not_in_total"] = r.mtp;
   if (m.official_total > 0) j["official_total_params"] = m.official_total;
-  return j.dump(2) + "\n";
+  return j;
 }
 
 // ---- --weights: the checkpoint's own tensors, beside the formula ----------------------------
@@ -201,8 +206,11 @@ std::string census_text(const std::string& folder, const ModelConfig& m, const C
 }
 
 std::string census_json(const std::string& folder, const ModelConfig& m, const CheckpointCensus& c) {
-  nlohmann::ordered_json j;
-  j["schema"] = "attnlab.params_weights/1";
+  nlohmann::ordered_json doc = params_json(m, count_params(m));
+  doc["model"] = folder;
+  doc["total_params"] = c.files_total;
+  doc["active_params"] = c.files_total;  // a checkpoint's own count: every tensor it holds
+  nlohmann::ordered_json& j = doc["checkpoint"];
   j["weights"] = folder;
   j["model_type"] = m.model_type;
   bool agree = c.files_total == c.formula_total && c.other.empty();
@@ -218,7 +226,7 @@ std::string census_json(const std::string& folder, const ModelConfig& m, const C
   j["dtypes"] = nlohmann::ordered_json::object();
   for (const auto& [dtype, n] : c.dtype_params) j["dtypes"][dtype] = {{"params", n}, {"bytes", c.dtype_bytes.at(dtype)}};
   j["agree"] = agree;
-  return j.dump(2) + "\n";
+  return doc.dump(2) + "\n";
 }
 
 void run_params_weights(const ParamsOptions& o) {
@@ -226,18 +234,16 @@ void run_params_weights(const ParamsOptions& o) {
     throw UsageError("census.err.alternatives");
   std::string folder = resolve_weights(*o.weights);
   declare_input_folder("--weights", folder);
-  if (o.html) declare_output("--html", *o.html);
+  declare_report_outputs(o.out);
   std::string cfg = folder + "/config.json";
   ModelConfig m = parse_hf_config(read_regular_file(cfg, std::size_t{4} << 20, "--weights"), cfg);
   Checkpoint ck(folder);
   CheckpointCensus c = census_checkpoint(ck, m);
-  if (o.html) {
-    const Text& t = text();
-    write_page("--html", *o.html, render_html_report({run_lang().code, t("census.html_title"), census_text(weights_label(folder), m, c, t), {}, t.all_of("render")}));
-    commit_outputs();
-    return;
-  }
-  emit(o.json ? census_json(weights_label(folder), m, c) : census_text(weights_label(folder), m, c, text()));
+  const Text& t = text();
+  std::string report = census_text(weights_label(folder), m, c, t);
+  if (o.out.html) write_html_report(*o.out.html, t("census.html_title"), report);
+  if (o.out.json) write_json_doc(*o.out.json, kParamsSchema, census_json(weights_label(folder), m, c));
+  finish_report(o.out, report);
 }
 
 void run_params(const ParamsOptions& o) {
@@ -245,26 +251,24 @@ void run_params(const ParamsOptions& o) {
     throw UsageError("calc.err.no_bias_dims", {{"flag", "--no-bias"}});
   if (o.weights) return run_params_weights(o);
   declare_input("--config", o.src.config);
-  if (o.html) declare_output("--html", *o.html);
+  declare_report_outputs(o.out);
   ModelDims dims = o.src.dims;
   dims.no_bias = o.no_bias;
   ModelConfig m = select_model(o.src.model, o.src.config, dims);
   ParamReport r = count_params(m);
-  if (o.html) {
-    const Text& t = text();
+  const Text& t = text();
+  std::string report = render_text(m, r, t);
+  if (o.out.html) {
     HtmlBarChart bars{t("html.chart.params"), {{t("calc.params.row.embeddings"), static_cast<double>(r.embedding_total),
                                                 with_commas_u(r.embedding_total)}}};
     for (const auto& lp : r.layers)
       bars.bars.push_back({t("calc.params.layer", {{"moe", lp.moe}, {"n", lp.layers}}),
                            static_cast<double>(lp.total * lp.layers), with_commas_u(lp.total * lp.layers)});
     bars.bars.push_back({t("calc.params.row.head"), static_cast<double>(r.head_total), with_commas_u(r.head_total)});
-    write_page("--html", *o.html,
-               render_html_report({run_lang().code, t("html.report.params", {{"model", m.name}}), render_text(m, r, t),
-                                   {bars}, t.all_of("render")}));
-    commit_outputs();
-    return;
+    write_html_report(*o.out.html, t("html.report.params", {{"model", m.name}}), report, {bars});
   }
-  emit(o.json ? render_json(m, r) : render_text(m, r, text()));
+  if (o.out.json) write_json_doc(*o.out.json, kParamsSchema, params_json(m, r).dump(2) + "\n");
+  finish_report(o.out, report);
 }
 
 }  // namespace
@@ -277,8 +281,7 @@ void setup_params(CLI::App& root) {
   sub->add_option("--kv-heads", opt->src.dims.kv_heads, t("calc.params.opt.kv_heads"));
   sub->add_flag("--no-bias", opt->no_bias, t("calc.params.opt.no_bias"));
   sub->add_option("--weights", opt->weights, t("census.opt.weights"));
-  sub->add_flag("--json", opt->json, t("calc.params.opt.json"));
-  sub->add_option("--html", opt->html, t("html.opt.html"));
+  add_report_outputs(sub, opt->out, t("calc.params.opt.json"));
   sub->callback([opt] { run_params(*opt); });
 }
 

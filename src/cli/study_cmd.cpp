@@ -31,9 +31,10 @@ void run_study_command(const std::string& study, const std::string& json, std::s
       tab.rows.push_back({fmt::format("{}", o.seed), fmt::format("{:.4f}", o.loss_one), fmt::format("{:.4f}", o.loss_many),
                           fmt::format("{:.4f}", o.loss_clones), fmt::format("{:g}", o.clone_gap_max)});
     const std::string out = t("train.study.specialize_title", {{"seeds", runs.size()}}) + "\n" + render_table(tab);
-    if (!json.empty()) write_output("--json", json, train::seed_outcomes_json(runs));
+    if (!json.empty()) write_json_doc(json, "attnlab.specialize-seeds/1", train::seed_outcomes_json(runs));
     commit_outputs();
-    if (json != "-") emit(out);
+    if (json.empty()) emit(out);
+    print_written();
     return;
   }
   const CorpusSplit split = split_corpus(bundled_corpus(train::kStudyCorpus),
@@ -68,9 +69,10 @@ void run_study_command(const std::string& study, const std::string& json, std::s
   }
   out += render_table(tab);
   out += "  " + t("train.study.more") + "\n";
-  if (!json.empty()) write_output("--json", json, train::study_results_json(r));
+  if (!json.empty()) write_json_doc(json, "attnlab.tradeoffs/1", train::study_results_json(r));
   commit_outputs();
-  if (json != "-") emit(out);
+  if (json.empty()) emit(out);
+  print_written();
 }
 
 }  // namespace attn::cli

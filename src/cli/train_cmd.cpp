@@ -352,9 +352,12 @@ nlohmann::ordered_json matrix(const Tensor& s) {
   return rows;
 }
 
+constexpr const char* kTrainSchema = "attnlab.train/1";
+
 std::string render_json(const train::TrainConfig& c, const train::TrainResult& r, const TextSetup* tx) {
   const auto& m = c.model;
   nlohmann::ordered_json j;
+  j["schema"] = kTrainSchema;
   j["command"] = "train";
   j["config"] = {{"task", train::task_name(c.task)}, {"n_layer", m.n_layer}, {"n_head", m.n_head}, {"n_embd", m.d_model},
                  {"vocab_size", m.vocab}, {"n_positions", m.n_positions}, {"mlp", m.mlp}, {"batch", c.batch},
@@ -544,7 +547,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
                                           {"d_model", d.d_model}, {"d_ff", d.F()}, {"vocab", d.vocab}, {"seq_len", d.n_positions},
                                           {"params", res.model.layout.total}, {"cache", d.cache_per_token()}}) + "\n";
   out += "  " + t("train.train_line", {{"batch", r.batch}, {"steps", r.steps}, {"lr", r.lr}, {"warmup", r.warmup},
-                                       {"seed", r.seed}, {"gflop", train::variant_step_flops(r) / 1e9}}) + "\n\n";
+                                       {"seed", r.seed}, {"gflop", train::variant_step_flops(r) / 1e9}, {"compute", "f64"}}) + "\n\n";
   TextTable e;
   e.header = {t("train.col.step"), t("train.col.eval_loss")};
   e.right = {true, true};
@@ -584,6 +587,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
   }
   if (!o.json.empty()) {
     nlohmann::ordered_json j;
+    j["schema"] = kTrainSchema;
     j["command"] = "train";
     j["variant"] = variant_name(d);
     j["config"] = {{"n_layer", d.n_layer}, {"n_head", d.n_head}, {"n_kv_head", d.kv_heads()}, {"d_model", d.d_model},
@@ -594,12 +598,12 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
     j["text"] = values;
     j["loss_curve"] = res.loss_curve;
     j["evals"] = evals;
-    write_output("--json", o.json, j.dump(1) + "\n");
+    write_json_doc(o.json, kTrainSchema, j.dump(1) + "\n");
   }
-  if (!o.html.empty())
-    write_page("--html", o.html, render_html_report({run_lang().code, t("train.html_title"), out, {}, t.all_of("render")}));
+  if (!o.html.empty()) write_html_report(o.html, t("train.html_title"), out);
   commit_outputs();
-  if (o.json != "-" && o.html != "-") emit(out);
+  if (o.json.empty() && o.html.empty()) emit(out);
+  print_written();
 }
 
 void run_train(const TrainOptions& o) {
@@ -626,11 +630,11 @@ void run_train(const TrainOptions& o) {
     save(c, r, tx, o.saved_dtype());
     report += "  " + t("train.saved", {{"dir", o.save}, {"text", tx != nullptr}}) + "\n";
   }
-  if (!o.json.empty()) write_output("--json", o.json, render_json(c, r, tx));
-  if (!o.html.empty())  // the report as a page (the terminal text, preformatted)
-    write_page("--html", o.html, render_html_report({run_lang().code, t("train.html_title"), report, {}, t.all_of("render")}));
+  if (!o.json.empty()) write_json_doc(o.json, kTrainSchema, render_json(c, r, tx));
+  if (!o.html.empty()) write_html_report(o.html, t("train.html_title"), report);  // the terminal text, preformatted
   commit_outputs();
-  if (o.json != "-" && o.html != "-") emit(report);
+  if (o.json.empty() && o.html.empty()) emit(report);
+  print_written();
 }
 
 }  // namespace

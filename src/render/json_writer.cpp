@@ -117,7 +117,7 @@ json view_json(const Trace& trace) {
 // Everything but the tensors, through nlohmann: the document without its closing '}'.
 std::string head_json(const Trace& trace) {
   json doc;
-  doc["schema"] = "attnlab.trace/1";
+  doc["schema"] = kTraceSchema;
   doc["tool"] = {{"name", "attnlab"}, {"version", ATTNLAB_VERSION}};
   doc["lesson"] = trace.lesson;
   doc["data_order"] = "row-major";  // each tensor's data: the flat list, last axis fastest (numpy's C order)
@@ -350,7 +350,7 @@ void write_trace(const Trace& trace, Sink& sink) {
     const std::string& name = trace.tensor_order[i];
     const TraceTensor& tt = trace.at(name);
     if (i) sink.write(",", 1);
-    sink.write(json(name).dump() + ":{\"shape\":" + json(tt.tensor.shape).dump() +
+    sink.write(json(name).dump() + ":{\"shape\":" + json(tt.tensor.shape).dump() + ",\"axes\":" + json(tt.labels.axes).dump() +
                ",\"meaning\":" + json(tt.meaning).dump() + ",\"data\":[");
     write_numbers(sink, tt.tensor.data, bufs);
     sink.write("]}", 2);

@@ -1,6 +1,6 @@
 #pragma once
-// The JSON writer: a finished Trace as the "attnlab.trace/1" document (see docs/ARCHITECTURE.md).
-// Tensors are {"shape": [...], "data": [flat, row-major]}; values JSON cannot hold (-inf of a
+// The JSON writer: a finished Trace as the "attnlab.trace/2" document (see docs/ARCHITECTURE.md).
+// Tensors are {"shape": [...], "axes": [a name per axis], "meaning": "…", "data": [flat, row-major]}; values JSON cannot hold (-inf of a
 // masked score) are written as null. Numbers are the shortest form that reads back as the same
 // double, laid out as fmt's "{}" lays them out (1, 0.25, 1e-05, 1e+16).
 #include <cstdio>
@@ -9,6 +9,8 @@
 #include "trace.h"
 
 namespace attn {
+
+inline constexpr const char* kTraceSchema = "attnlab.trace/2";  // what a lesson's --json writes
 
 // The whole document as a string (for tests and small traces).
 std::string trace_to_json(const Trace& trace);

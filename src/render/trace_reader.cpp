@@ -103,13 +103,38 @@ std::vector<Value> values(const json& obj, const json* labels, const std::string
   return out;
 }
 
+// The documents attnlab writes that are not traces: their schema (without the version) and the
+// command that writes them, whose own --html draws them.
+const char* report_command(const std::string& schema) {
+  static const std::pair<const char*, const char*> kKinds[] = {
+      {"attnlab.params/", "params"},         {"attnlab.params_weights/", "params --weights"},
+      {"attnlab.kv-cache/", "kv-cache"},     {"attnlab.models/", "models"},
+      {"attnlab.flops/", "flops"},           {"attnlab.bench-memory/", "bench memory"},
+      {"attnlab.bench-decode/", "bench decode"}, {"attnlab.heads/", "heads"},
+      {"attnlab.generate/", "generate"},     {"attnlab.train/", "train"},
+      {"attnlab.tradeoffs/", "train --study tradeoffs"}, {"attnlab.specialize-seeds/", "train --study specialize"}};
+  for (const auto& [prefix, command] : kKinds)
+    if (schema.rfind(prefix, 0) == 0) return command;
+  return nullptr;
+}
+
 }  // namespace
 
 // The trace in a parsed document. Each tensor's data is dropped from the document once copied
 // into its Tensor, so the document and the tensors are never both whole in memory.
 static Trace trace_from(json& doc, const std::string& path) {
-  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "attnlab.trace/1")
+  // attnlab.trace/2 names every tensor's axes; a /1 trace (written before) gets default_axes().
+  // Another attnlab document (a report's --json) is named with the command that wrote it.
+  if (doc.is_object() && doc.contains("schema") && doc["schema"].is_string()) {
+    const std::string schema = doc["schema"].get<std::string>();
+    if (schema != "attnlab.trace/1" && schema != "attnlab.trace/2") {
+      if (const char* command = report_command(schema))
+        throw UsageError("html.err.trace_kind", {{"file", path}, {"schema", schema}, {"command", command}});
+    }
+  }
+  if (!doc.is_object() || !doc.contains("schema") || (doc["schema"] != "attnlab.trace/1" && doc["schema"] != "attnlab.trace/2"))
     throw UsageError("html.err.trace_schema", {{"file", path}});
+  const bool v1 = doc["schema"] == "attnlab.trace/1";
   // (a nesting of at most kMaxJsonDepth levels: parse_ordered_json_input has checked it)
   if (std::string where, ch; find_control(doc, where, ch))
     throw UsageError("html.err.trace_control", {{"file", path}, {"what", where.substr(1)}, {"char", ch}});
@@ -198,6 +223,16 @@ static Trace trace_from(json& doc, const std::string& path) {
       }
       if (!tt.labels.rows.empty() && tt.labels.rows.size() != R) bad(path, "view." + what + ".rows");
       if (!tt.labels.cols.empty() && tt.labels.cols.size() != C) bad(path, "view." + what + ".cols");
+    }
+    if (t.contains("axes")) {  // one name per axis
+      tt.labels.axes = strings(t["axes"], path, what + ".axes");
+      if (tt.labels.axes.size() != shape.size()) bad(path, what + ".axes");
+      for (const std::string& a : tt.labels.axes)
+        if (a.empty() || a.size() > 64) bad(path, what + ".axes");
+    } else if (v1) {
+      tt.labels.axes = default_axes(shape, tt.labels);
+    } else {
+      bad(path, what + ".axes");
     }
     tr.tensor_order.push_back(name);
     tr.tensors.emplace(name, std::move(tt));

@@ -44,10 +44,37 @@ Step& Recorder::current() {
   return trace_.steps.back();
 }
 
+std::vector<std::string> default_axes(const Shape& shape, const Labels& labels, const std::string& block) {
+  auto grid = [&labels]() -> std::vector<std::string> {
+    if (!labels.rows.empty() && !labels.cols.empty())
+      return labels.rows == labels.cols ? std::vector<std::string>{"query", "key"} : std::vector<std::string>{"row", "col"};
+    if (!labels.rows.empty()) return {"token", "dim"};
+    return {"in", "out"};
+  };
+  switch (shape.size()) {
+    case 1: return {"index"};
+    case 2: return grid();
+    case 3: {
+      std::vector<std::string> a = grid();
+      a.insert(a.begin(), block);
+      return a;
+    }
+    default: {
+      std::vector<std::string> a;
+      for (std::size_t i = 0; i < shape.size(); ++i) a.push_back("axis" + std::to_string(i));
+      return a;
+    }
+  }
+}
+
 const Tensor& Recorder::tensor(const std::string& name, Tensor t, std::string meaning, Labels labels) {
   if (trace_.tensors.count(name)) throw std::logic_error("Recorder: tensor '" + name + "' recorded twice");
   current().tensors.push_back(name);
   trace_.tensor_order.push_back(name);
+  if (labels.axes.empty()) labels.axes = default_axes(t.shape, labels);
+  if (labels.axes.size() != t.rank())
+    throw std::logic_error("Recorder: tensor '" + name + "' has " + std::to_string(t.rank()) + " axes but " +
+                           std::to_string(labels.axes.size()) + " axis names");
   auto& slot = trace_.tensors[name];
   slot = TraceTensor{std::move(t), std::move(meaning), std::move(labels)};
   return slot.tensor;

@@ -51,7 +51,19 @@ struct Labels {
   std::string block = "head";  // name of the first axis of a rank-3 tensor (in the run's language)
   bool heatmap = false;        // also draw as a heatmap (attention weights)
   int first = 1;               // the heatmap's first column number: 1 (tokens counted from 1) or 0 (positions from 0)
+  // What each axis is, outermost first, as machine names ("head", "query", "key"; JSON "axes"):
+  // one per axis. Left empty, default_axes() derives them from the shape and the labels.
+  std::vector<std::string> axes = {};
 };
+
+// The axis names a tensor gets when its recorder passes none, from its rank and labels:
+//   rank 1: ["index"]
+//   rank 2: rows and cols labelled alike (a token × token grid) ["query", "key"]; rows labelled
+//           (tokens) ["token", "dim"]; rows and cols labelled otherwise ["row", "col"]; no labels
+//           (a weight matrix, X @ W) ["in", "out"]
+//   rank 3: [block] + the rank-2 rule for the rest, block the first axis's name ("head", "group")
+//   higher: "axis0", "axis1", …
+std::vector<std::string> default_axes(const Shape& shape, const Labels& labels, const std::string& block = "head");
 
 struct TraceTensor {
   Tensor tensor;

@@ -1,0 +1,235 @@
+#include "npz_writer.h"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "parallel.h"
+
+namespace attn {
+
+static_assert(std::endian::native == std::endian::little, "the .npy data is written as the machine holds it ('<f8')");
+
+namespace {
+
+// Slice-by-8 tables for the reflected polynomial 0xEDB88320.
+struct CrcTables {
+  std::uint32_t t[8][256];
+  CrcTables() {
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[0][i] = c;
+    }
+    for (std::uint32_t i = 0; i < 256; ++i)
+      for (int s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFF];
+  }
+};
+const CrcTables kCrc;
+
+// GF(2) matrix helpers for combining the CRCs of two pieces (zlib's crc32_combine).
+std::uint32_t gf2_times(const std::uint32_t* mat, std::uint32_t vec) {
+  std::uint32_t sum = 0;
+  for (int i = 0; vec != 0; ++i, vec >>= 1)
+    if (vec & 1) sum ^= mat[i];
+  return sum;
+}
+void gf2_square(std::uint32_t* square, const std::uint32_t* mat) {
+  for (int n = 0; n < 32; ++n) square[n] = gf2_times(mat, mat[n]);
+}
+// The CRC of A followed by B, from crc(A), crc(B) and B's length.
+std::uint32_t crc32_combine(std::uint32_t crc1, std::uint32_t crc2, std::uint64_t len2) {
+  if (len2 == 0) return crc1;
+  std::uint32_t even[32], odd[32];
+  odd[0] = 0xEDB88320u;
+  for (int n = 1, row = 1; n < 32; ++n, row <<= 1) odd[n] = static_cast<std::uint32_t>(row);
+  gf2_square(even, odd);
+  gf2_square(odd, even);
+  do {
+    gf2_square(even, odd);
+    if (len2 & 1) crc1 = gf2_times(even, crc1);
+    len2 >>= 1;
+    if (len2 == 0) break;
+    gf2_square(odd, even);
+    if (len2 & 1) crc1 = gf2_times(odd, crc1);
+    len2 >>= 1;
+  } while (len2 != 0);
+  return crc1 ^ crc2;
+}
+
+// The CRC of a large buffer: pieces on every thread, combined in order.
+std::uint32_t crc32_parallel(const unsigned char* p, std::size_t n) {
+  constexpr std::size_t kPiece = std::size_t{1} << 22;  // 4 MiB
+  if (n < 2 * kPiece) return crc32_ieee(0, p, n);
+  std::size_t pieces = (n + kPiece - 1) / kPiece;
+  std::vector<std::uint32_t> crcs(pieces);
+  parallel_for(pieces, 1, [&](std::size_t a, std::size_t b) {
+    for (std::size_t i = a; i < b; ++i) {
+      std::size_t from = i * kPiece, len = std::min(kPiece, n - from);
+      crcs[i] = crc32_ieee(0, p + from, len);
+    }
+  });
+  std::uint32_t crc = crcs[0];
+  for (std::size_t i = 1; i < pieces; ++i) crc = crc32_combine(crc, crcs[i], std::min(kPiece, n - i * kPiece));
+  return crc;
+}
+
+void put16(std::string& s, std::uint16_t v) {
+  s += static_cast<char>(v & 0xFF);
+  s += static_cast<char>(v >> 8);
+}
+void put32(std::string& s, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+void put64(std::string& s, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+
+// The .npy header (format 1.0): magic, version, header length, the dict padded with spaces and a
+// newline so that the data starts at a multiple of 64 bytes.
+std::string npy_header(const Shape& shape) {
+  // numpy's own spacing: "(2, 3)", and a 1-tuple's "(5,)"
+  std::string tuple;
+  for (std::size_t i = 0; i < shape.size(); ++i) tuple += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) tuple += ",";
+  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + tuple + "), }";
+  std::size_t total = 10 + dict.size() + 1;
+  std::size_t padded = (total + 63) / 64 * 64;
+  dict.append(padded - total, ' ');
+  dict += '\n';
+  std::string h = "\x93NUMPY";
+  h += '\x01';
+  h += '\x00';
+  put16(h, static_cast<std::uint16_t>(dict.size()));
+  return h + dict;
+}
+
+constexpr std::uint16_t kDosTime = 0, kDosDate = (1980 - 1980) << 9 | 1 << 5 | 1;  // 1980-01-01 00:00: no clock in the bytes
+
+struct Entry {
+  std::string name;
+  std::uint32_t crc = 0;
+  std::uint64_t size = 0, offset = 0;
+};
+
+}  // namespace
+
+std::uint32_t crc32_ieee(std::uint32_t crc, const void* data, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  const auto& t = kCrc.t;
+  crc = ~crc;
+  while (n >= 8) {
+    std::uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + 4, 4);
+    a ^= crc;
+    crc = t[7][a & 0xFF] ^ t[6][(a >> 8) & 0xFF] ^ t[5][(a >> 16) & 0xFF] ^ t[4][a >> 24] ^ t[3][b & 0xFF] ^
+          t[2][(b >> 8) & 0xFF] ^ t[1][(b >> 16) & 0xFF] ^ t[0][b >> 24];
+    p += 8;
+    n -= 8;
+  }
+  while (n-- > 0) crc = t[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+bool write_trace_npz(const Trace& trace, std::FILE* out, std::size_t* bytes) {
+  std::uint64_t offset = 0;
+  bool ok = true;
+  auto write = [&](const void* p, std::size_t n) {
+    if (ok && n > 0 && std::fwrite(p, 1, n, out) != n) ok = false;
+    offset += n;
+  };
+  std::vector<Entry> entries;
+  for (const std::string& name : trace.tensor_order) {
+    const Tensor& t = trace.at(name).tensor;
+    Entry e;
+    e.name = name + ".npy";
+    e.offset = offset;
+    std::string header = npy_header(t.shape);
+    const auto* data = reinterpret_cast<const unsigned char*>(t.data.data());
+    std::size_t data_bytes = t.data.size() * sizeof(double);
+    e.crc = crc32_combine(crc32_ieee(0, header.data(), header.size()), crc32_parallel(data, data_bytes), data_bytes);
+    e.size = header.size() + data_bytes;
+    // local file header: sizes fit in 32 bits (a tensor is at most 1 GiB); stored (method 0)
+    std::string lh;
+    put32(lh, 0x04034b50);
+    put16(lh, 20);  // version needed: 2.0
+    put16(lh, 0);   // flags
+    put16(lh, 0);   // stored
+    put16(lh, kDosTime);
+    put16(lh, kDosDate);
+    put32(lh, e.crc);
+    put32(lh, static_cast<std::uint32_t>(e.size));
+    put32(lh, static_cast<std::uint32_t>(e.size));
+    put16(lh, static_cast<std::uint16_t>(e.name.size()));
+    put16(lh, 0);
+    lh += e.name;
+    write(lh.data(), lh.size());
+    write(header.data(), header.size());
+    write(data, data_bytes);
+    entries.push_back(std::move(e));
+  }
+  const std::uint64_t cd_offset = offset;
+  std::string cd;
+  for (const Entry& e : entries) {
+    const bool far = e.offset >= 0xFFFFFFFFu;
+    put32(cd, 0x02014b50);
+    put16(cd, far ? 45 : 20);  // made by
+    put16(cd, far ? 45 : 20);  // needed
+    put16(cd, 0);
+    put16(cd, 0);
+    put16(cd, kDosTime);
+    put16(cd, kDosDate);
+    put32(cd, e.crc);
+    put32(cd, static_cast<std::uint32_t>(e.size));
+    put32(cd, static_cast<std::uint32_t>(e.size));
+    put16(cd, static_cast<std::uint16_t>(e.name.size()));
+    put16(cd, far ? 12 : 0);  // extra: the ZIP64 offset
+    put16(cd, 0);             // comment
+    put16(cd, 0);             // disk
+    put16(cd, 0);             // internal attributes
+    put32(cd, 0);             // external attributes
+    put32(cd, far ? 0xFFFFFFFFu : static_cast<std::uint32_t>(e.offset));
+    cd += e.name;
+    if (far) {
+      put16(cd, 0x0001);
+      put16(cd, 8);
+      put64(cd, e.offset);
+    }
+  }
+  write(cd.data(), cd.size());
+  const std::uint64_t cd_end = offset;
+  const bool zip64 = cd_offset >= 0xFFFFFFFFu || entries.size() >= 0xFFFF;
+  std::string end;
+  if (zip64) {
+    put32(end, 0x06064b50);  // ZIP64 end of central directory record
+    put64(end, 44);
+    put16(end, 45);
+    put16(end, 45);
+    put32(end, 0);
+    put32(end, 0);
+    put64(end, entries.size());
+    put64(end, entries.size());
+    put64(end, cd.size());
+    put64(end, cd_offset);
+    put32(end, 0x07064b50);  // its locator
+    put32(end, 0);
+    put64(end, cd_end);
+    put32(end, 1);
+  }
+  put32(end, 0x06054b50);
+  put16(end, 0);
+  put16(end, 0);
+  put16(end, static_cast<std::uint16_t>(zip64 ? 0xFFFF : entries.size()));
+  put16(end, static_cast<std::uint16_t>(zip64 ? 0xFFFF : entries.size()));
+  put32(end, static_cast<std::uint32_t>(cd.size()));
+  put32(end, zip64 ? 0xFFFFFFFFu : static_cast<std::uint32_t>(cd_offset));
+  put16(end, 0);
+  write(end.data(), end.size());
+  if (bytes != nullptr) *bytes = offset;
+  if (std::fflush(out) != 0) ok = false;
+  return ok;
+}
+
+}  // namespace attn

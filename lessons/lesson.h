@@ -108,7 +108,7 @@ std::size_t d_model_or_derived(const std::optional<std::int64_t>& d_model, std::
 // The note a run makes when its d_model was derived (common.note_d_model_derived).
 template <class R>
 void note_d_model_derived(R& r, bool derived, std::size_t D, std::size_t H) {
-  if (derived) r.note("note_d_model_derived", {{"d_model", D}, {"heads", H}, {"d_k", D / H}});
+  if (derived) r.header_note("note_d_model_derived", {{"d_model", D}, {"heads", H}, {"d_k", D / H}});
 }
 // `passes`: how many multi-head attention forwards the lesson computes at these sizes (its work
 // and memory check, require_head_work).
@@ -183,6 +183,8 @@ class LessonRecorder {
   void table(Table t) { rec_.table(std::move(t)); }
   void chart(Chart c) { rec_.chart(std::move(c)); }
   void note(std::string_view key, const Args& args = {}) { rec_.note(t(key, args)); }
+  // A note on the whole run, under its config line (kept by --step): a size derived from the flags.
+  void header_note(std::string_view key, const Args& args = {}) { rec_.header_note(t(key, args)); }
   const Tensor& get(const std::string& name) const { return rec_.get(name); }
   // Headings and the renderers' words are filled in here, in the run's language.
   Trace finish();

@@ -89,3 +89,20 @@ TEST_CASE("lesson texts give formulas, not source files a learner with the binar
   }
   CHECK(has(run_cli("lesson symmetry --step setup --lang en").out, "∂S = A ⊙"));
 }
+
+TEST_CASE("a derived d_model is announced in the header, so --step keeps it, in the text, the JSON and the page", "[one-tool][step]") {
+  CliResult r = run_cli("lesson mha --heads 12 --step 3 --lang en --color never");
+  REQUIRE(r.code == 0);
+  const std::size_t note = r.out.find("d_model 24 is derived");
+  REQUIRE(note != std::string::npos);
+  CHECK(note < r.out.find("Step 3/9"));  // above the step, not inside a hidden one
+  CliResult j = run_cli("lesson mha --heads 12 --step 3 --json -");
+  REQUIRE(j.code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  REQUIRE(doc.contains("header_notes"));
+  CHECK(has(doc["header_notes"][0].get<std::string>(), "d_model 24 is derived"));
+  CliResult plain = run_cli("lesson mha --d-model 24 --heads 12 --json -");
+  CHECK(!nlohmann::json::parse(plain.out).contains("header_notes"));  // given, not derived: no note
+  CliResult zh = run_cli("lesson mha --heads 12 --step 3 --lang zh --color never");
+  CHECK(zh.out.find("d_model 24") < zh.out.find("3/9"));
+}

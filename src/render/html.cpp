@@ -453,7 +453,9 @@ std::string render_html(const Trace& trace, const HtmlOptions& opt) {
     if (v.name == "tokens") continue;
     out += "<span>" + esc(v.label.empty() ? v.name : v.label) + " = <b>" + esc(format_scalar(v.value, opt.precision, &trace)) + "</b></span>";
   }
-  out += "</div></header>\n<nav><h2>" + esc(trace.ui_word("html_contents")) + "</h2><ol>\n";
+  out += "</div>";
+  for (const std::string& n : trace.header_notes) out += "<p class=\"note\">" + esc(n) + "</p>";
+  out += "</header>\n<nav><h2>" + esc(trace.ui_word("html_contents")) + "</h2><ol>\n";
   for (std::size_t i = 0; i < trace.steps.size(); ++i)
     out += "<li><a href=\"#" + anchor(i) + "\">" + esc(trace.steps[i].title) + "</a></li>\n";
   out += "</ol></nav>\n<main>\n";

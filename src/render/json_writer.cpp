@@ -154,7 +154,8 @@ std::string head_json(const Trace& trace) {
   }
   doc["steps"] = steps;
   doc["view"] = view_json(trace);
-  if (!trace.steps_all.empty()) doc["steps_all"] = trace.steps_all;  // --step: the steps left out are in here
+  if (!trace.steps_all.empty()) doc["steps_all"] = trace.steps_all;
+  if (!trace.header_notes.empty()) doc["header_notes"] = trace.header_notes;  // the run's own notes (lesson.h header_note)  // --step: the steps left out are in here
   std::string out = doc.dump();
   out.pop_back();  // the closing '}'
   return out;

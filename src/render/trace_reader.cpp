@@ -162,6 +162,10 @@ static Trace trace_from(json& doc, const std::string& path) {
       label = str((*config_labels)[it.key()], path, "view.config_labels");
     tr.config.push_back({it.key(), scalar(it.value(), path, "config." + it.key()), label});
   }
+  if (doc.contains("header_notes")) {  // the run's own notes (written only when there are some)
+    if (!doc["header_notes"].is_array()) bad(path, "header_notes");
+    for (const json& n : doc["header_notes"]) tr.header_notes.push_back(str(n, path, "header_notes"));
+  }
   // A null is what JSON keeps of a value it cannot hold: in a chart's series a gap (NaN where
   // nothing is drawn), elsewhere a masked score's -inf. The charts' series, first:
   std::set<std::string> series;

@@ -111,6 +111,7 @@ std::string render_trace(const Trace& trace, const RenderOptions& opt) {
   }
   out += style::bold(trace.ui_word("header"), opt.color) + "\n";
   out += style::dim("  " + config, opt.color) + "\n";
+  for (const std::string& n : trace.header_notes) out += wrap("→ " + n, kTextWidth, "  ");
   if (trace.ui.count("steps_shown")) out += style::dim("  " + trace.ui_word("steps_shown"), opt.color) + "\n";
   for (std::size_t i = 0; i < trace.steps.size(); ++i) {
     const Step& s = trace.steps[i];

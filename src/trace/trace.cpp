@@ -95,4 +95,6 @@ void Recorder::chart(Chart c) { current().charts.push_back(std::move(c)); }
 
 void Recorder::note(std::string text) { current().notes.push_back(std::move(text)); }
 
+void Recorder::header_note(std::string text) { trace_.header_notes.push_back(std::move(text)); }
+
 }  // namespace attn

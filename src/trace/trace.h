@@ -91,6 +91,9 @@ struct Trace {
   // Set when only some steps are shown (--step): the ids of every step the lesson ran, in order;
   // `steps` then holds the shown ones and the tensors are those they show. Empty: all shown.
   std::vector<std::string> steps_all;
+  // Notes about the run as a whole, shown under its config line whatever --step keeps (a size the
+  // lesson derived from the flags: "d_model 24, raised from 8 for 12 heads").
+  std::vector<std::string> header_notes;
   std::vector<std::string> tensor_order;       // first-recorded order
   std::map<std::string, TraceTensor> tensors;  // by name
   // The renderers' own words in the run's language ("heatmap", "true", …), put here by the
@@ -119,6 +122,7 @@ class Recorder {
   void table(Table t);
   void chart(Chart c);
   void note(std::string text);
+  void header_note(std::string text);  // Trace::header_notes
 
   const Tensor& get(const std::string& name) const { return trace_.at(name).tensor; }
   Trace& trace() { return trace_; }

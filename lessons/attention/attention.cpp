@@ -10,6 +10,7 @@
 #include "random.h"
 #include "real_weights.h"
 #include "rope_half.h"
+#include "row_stats.h"
 
 namespace attn {
 

@@ -13,6 +13,7 @@
 #include "models.h"
 #include "random.h"
 #include "real_weights.h"
+#include "row_stats.h"
 
 namespace attn {
 

@@ -66,4 +66,24 @@ Spread spread_of(const Tensor& x) {
   return s;
 }
 
+std::size_t strongest_column(const Tensor& weights, std::size_t b, std::size_t r) {
+  std::size_t T = weights.shape.back(), R = weights.shape[weights.rank() - 2];
+  const double* row = &weights.data[(b * R + r) * T];
+  std::size_t best = 0;
+  for (std::size_t j = 1; j < T; ++j)
+    if (row[j] > row[best]) best = j;
+  return best;
+}
+
+double max_row_sum_error(const Tensor& weights) {
+  std::size_t T = weights.shape.back();
+  double worst = 0.0;
+  for (std::size_t r = 0; r < weights.numel() / T; ++r) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < T; ++j) sum += weights.data[r * T + j];
+    worst = std::max(worst, std::fabs(sum - 1.0));
+  }
+  return worst;
+}
+
 }  // namespace attn

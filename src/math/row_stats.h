@@ -22,4 +22,10 @@ struct Spread {
 };
 Spread spread_of(const Tensor& x);
 
+// For narration: in row r of a (T, T) weights matrix (or of block b of an (H, T, T) one), the
+// column with the largest weight.
+std::size_t strongest_column(const Tensor& weights, std::size_t b, std::size_t r);
+// The largest |row sum − 1| over all rows of a weights tensor (0 up to rounding).
+double max_row_sum_error(const Tensor& weights);
+
 }  // namespace attn

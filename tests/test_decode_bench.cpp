@@ -214,6 +214,9 @@ TEST_CASE("bench decode: MHA is measured by default for deepseek-v3, at the long
       CHECK(v["bytes_per_step"] == 384ull * 128 * 256 * 4);
     }
   CHECK(mha);
+  // the text (with --json FILE only the file is written): the same run, on stdout
+  r = run_cli("bench decode --model deepseek-v3 --max-cache-mib 64 --min-time 0 --rounds 1 --lang en");
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("Context: 384 cached tokens per sequence — the longest up to 16,384 (a multiple of 1,024) at which every "
                    "variant's cache fits --max-cache-mib 64, so MHA is measured too: the largest, MLA, naive (expanded cache), "
                    "is 60.0 MiB.") != std::string::npos);
@@ -222,7 +225,7 @@ TEST_CASE("bench decode: MHA is measured by default for deepseek-v3, at the long
   std::vector<BenchVariant> vs = bench_variants(128, 1, 128, 512, 64);
   vs.erase(vs.begin() + 1);  // no GQA row for an MLA model
   CHECK(longest_context_within(vs, 1, 4, 1024ull << 20, 16384) == 6144);
-  CHECK(longest_context_within(vs, 1, 2, 1024ull << 20, 16384) == 13312);  // bf16: 13,107 fit
+  CHECK(longest_context_within(vs, 1, 2, 1024ull << 20, 16384) == 12288);  // bf16: 13,107 fit
   CHECK(longest_context_within(vs, 1, 4, 64ull << 20, 16384) == 384);
   CHECK(longest_context_within(vs, 1, 4, 1ull << 20, 16384) == 0);  // 6 tokens fit: not even 64
   CHECK(longest_context_within(bench_variants(32, 8, 128, 512, 64), 1, 4, 1024ull << 20, 16384) == 16384);  // llama: all fit
@@ -245,8 +248,9 @@ TEST_CASE("bench decode: the cache column is read per decode step", "[bench][cli
 }
 
 TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand for a small model", "[bench][cli]") {
-  // gpt2: h 12, d_h 64, no GQA row; the MLA what-if d_c = 4 · 64 = 256, d_R = 32. 64 tokens, f32:
+  // gpt2: h 12, d_h 64, the what-if GQA g = 6; the MLA what-if d_c = 4 · 64 = 256, d_R = 32. 64 tokens, f32:
   //   MHA        64 · 12 · (64 + 64) · 4       = 393,216 bytes, 2 · 64 · 12 · 128       = 196,608 FLOP: 0.5
+  //   GQA        64 · 6 · (64 + 64) · 4        = 196,608 bytes, the same FLOP                        : 1
   //   MQA        64 · (64 + 64) · 4            =  32,768 bytes, the same FLOP                        : 6
   //   MLA naive  64 · 12 · (96 + 64) · 4       = 491,520 bytes, 2 · 64 · 12 · 160       = 245,760 FLOP: 0.5
   //   MLA absorbed 64 · (256 + 32) · 4         =  73,728 bytes, 2 · 64 · 12 · (288 + 256) = 835,584 FLOP: 11.33
@@ -259,12 +263,12 @@ TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand f
     std::uint64_t bytes, flops;
     double fpb;
   };
-  const Want want[] = {{"mha", 393216, 196608, 0.5}, {"mqa", 32768, 196608, 6.0}, {"mla_naive", 491520, 245760, 0.5},
+  const Want want[] = {{"mha", 393216, 196608, 0.5}, {"gqa", 196608, 196608, 1.0}, {"mqa", 32768, 196608, 6.0}, {"mla_naive", 491520, 245760, 0.5},
                        {"mla_absorbed", 73728, 835584, 835584.0 / 73728.0}};
-  REQUIRE(j["variants"].size() == 4);
+  REQUIRE(j["variants"].size() == 5);
   const double balance = j["balance_flop_per_byte"].get<double>();
   CHECK(balance == Approx(j["compute"]["gflop_per_s"].get<double>() / j["memory"]["gb_per_s"].get<double>()));
-  for (std::size_t k = 0; k < 4; ++k) {
+  for (std::size_t k = 0; k < 5; ++k) {
     const auto& v = j["variants"][k];
     INFO(want[k].name);
     CHECK(v["name"] == want[k].name);
@@ -274,9 +278,9 @@ TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand f
     // the bound is computed from the balance point measured in the same run
     CHECK(v["bound"] == bound_name(bound_of(want[k].fpb, balance)));
   }
-  // the rounds: 2, each with a stream read before each of the 4 variants and one after the last
+  // the rounds: 2, each with a stream read before each of the 5 variants and one after the last
   CHECK(j["rounds"] == 2);
-  CHECK(j["memory"]["samples"] == 2 * (4 + 1));
+  CHECK(j["memory"]["samples"] == 2 * (5 + 1));
   CHECK(j["compute"]["samples"] == 2);
   CHECK(j["compute"]["width"] == 256 + 32);
 }

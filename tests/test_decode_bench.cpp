@@ -283,6 +283,15 @@ TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand f
   CHECK(j["memory"]["samples"] == 2 * (5 + 1));
   CHECK(j["compute"]["samples"] == 2);
   CHECK(j["compute"]["width"] == 256 + 32);
+  // why a cache N× smaller buys only M×: N from the byte counts, M from the roofline at the
+  // bandwidth and compute peak measured in this run
+  const double W = j["memory"]["gb_per_s"].get<double>(), P = j["compute"]["gflop_per_s"].get<double>();
+  CHECK(j["mha_vs_absorbed"]["cache_ratio"].get<double>() == Approx(393216.0 / 73728.0));
+  CHECK(j["mha_vs_absorbed"]["roofline_speedup"].get<double>() ==
+        Approx(roofline_seconds(393216, 196608, W, P) / roofline_seconds(73728, 835584, W, P)));
+  CliResult t = run_cli("bench decode --model gpt2 --seq-len 64 --min-time 0 --rounds 1 --lang en");
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("MHA's cache is 5.3× absorbed MLA's, but absorbed MLA does 11.3 FLOP per byte") != std::string::npos);
 }
 
 TEST_CASE("bench: the bound is computed from a given balance point, the least step time from the roofline", "[bench]") {

@@ -313,13 +313,15 @@ void run_decode(const DecodeOptions& o) {
     const double med_m = median_s[static_cast<std::size_t>(mha - rows.data())];
     const double med_a = median_s[static_cast<std::size_t>(absorbed - rows.data())];
     j["mha_vs_absorbed"] = {{"cache_ratio", static_cast<double>(mha->cache) / static_cast<double>(absorbed->cache)},
-                            {"roofline_speedup", floor_m / floor_a}, {"measured_speedup", med_m / med_a}};
-    out += "  " + t("bench.decode.note_why", {{"n", static_cast<double>(mha->cache) / static_cast<double>(absorbed->cache)},
+                            {"roofline_speedup", floor_m / floor_a}, {"measured_speedup", med_m / med_a},
+                            {"mha_of_roofline", floor_m / med_m}, {"absorbed_of_roofline", floor_a / med_a}};
+    out += "  " + t("bench.decode.note_why", {{"n", fixed(static_cast<double>(mha->cache) / static_cast<double>(absorbed->cache), 1)},
                                               {"bound", bound_name(bound_of(fpb_a, balance))},
                                               {"fpb", fixed(fpb_a, 1)}, {"balance", fixed(balance, 2)},
                                               {"gflops", fixed(peak, 1)}, {"gbs", gbs(mem_gbs)},
                                               {"floor_mha", fixed(floor_m * 1e3, 3)}, {"floor_mla", fixed(floor_a * 1e3, 3)},
-                                              {"m", floor_m / floor_a}, {"measured", med_m / med_a}}) + "\n";
+                                              {"m", floor_m / floor_a}, {"measured", med_m / med_a},
+                                              {"mha_share", percent(floor_m / med_m)}, {"mla_share", percent(floor_a / med_a)}}) + "\n";
   }
   if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";
   if (any_in_llc) out += "  " + t("bench.decode.note_llc", {{"llc", llc_text()}}) + "\n";

@@ -4,13 +4,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "catalog.h"
 #include "decode.h"
 #include "decode_bench.h"
+#include "decode_rounds.h"
+#include "machine.h"
 #include "parallel.h"
+#include "roofline.h"
 #include "run_cli.h"
 
 using namespace attn;
@@ -143,15 +151,19 @@ TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
   CHECK(j["memory_gb_per_s"].get<double>() > 0);
   CHECK((j["kernel"] == "avx512" || j["kernel"] == "avx2" || j["kernel"] == "portable"));
   REQUIRE(j["variants"].size() == 5);
+  CHECK(j["schema"] == "attnlab.bench-decode/2");
   for (const auto& v : j["variants"])
-    for (const char* key : {"name", "bytes_per_token", "seconds_per_token", "gb_per_s", "gflop_per_s"}) CHECK(v.contains(key));
-  CHECK(j["variants"][0]["bytes_per_token"] == 64 * 32 * 256 * 4);  // 64 tokens · h 32 · (128 + 128) · 4 bytes
+    for (const char* key : {"name", "bytes_per_step", "flops_per_step", "flop_per_byte", "bound", "seconds_median", "seconds_min",
+                            "seconds_max", "gb_per_s", "gflop_per_s", "ratio_to_memory", "mark"})
+      CHECK(v.contains(key));
+  CHECK(j["variants"][0]["bytes_per_step"] == 64 * 32 * 256 * 4);  // 64 tokens · h 32 · (128 + 128) · 4 bytes
   CliResult m = run_cli("bench memory --size-mib 64 --min-time 0 --json -");
   REQUIRE(m.code == 0);
   CHECK(nlohmann::json::parse(m.out)["memory_gb_per_s"].get<double>() > 0);
   for (const char* bad : {"bench decode", "bench decode --model gpt2 --config x.json", "bench decode --model nosuch",
                           "bench decode --model gpt2 --seq-len 0", "bench decode --model gpt2 --dtype fp8",
-                          "bench memory --size-mib 1", "bench memory --min-time -1", "bench decode --model gpt2 --threads 0"}) {
+                          "bench memory --size-mib 1", "bench memory --min-time -1", "bench decode --model gpt2 --threads 0",
+                          "bench decode --model gpt2 --rounds 0", "bench decode --model gpt2 --rounds 51"}) {
     CliResult e = run_cli(bad);
     INFO(bad << "\n" << e.err);
     CHECK(e.code == 2);
@@ -177,4 +189,208 @@ TEST_CASE("bench: JSON keys and bad input", "[bench][cli]") {
       CHECK(e.err.find(std::string("--kernel ") + name + ": this CPU cannot run that kernel") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("bench decode: MHA is measured by default for deepseek-v3, at the longest context that fits, and the output says which", "[bench][cli]") {
+  // Before: the default 16,384 tokens put MHA's cache (2 GiB) past the cap and MHA was skipped.
+  // deepseek-v3: h 128, d_h 128, d_R 64, d_c 512; the largest cache is naive MLA's, 128 · (192 + 128)
+  // numbers a token = 160 KiB in f32. 64 MiB / 160 KiB = 409.6 -> 384 (a multiple of 64 below 1,024).
+  const std::string json = "bench_decode_deepseek.json";
+  CliResult r = run_cli("bench decode --model deepseek-v3 --max-cache-mib 64 --min-time 0 --rounds 1 --lang en --json " + json);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::ifstream f(json);
+  nlohmann::json j = nlohmann::json::parse(f);
+  std::remove(json.c_str());
+  CHECK(j["seq_len"] == 384);
+  CHECK(j["context"]["chosen_by"] == "cap");
+  CHECK(j["context"]["largest_variant"] == "mla_naive");
+  CHECK(j["context"]["largest_bytes"] == 384ull * 128 * 320 * 4);
+  bool mha = false;
+  for (const auto& v : j["variants"])
+    if (v["name"] == "mha") {
+      mha = true;
+      CHECK(v["skipped"] == false);
+      CHECK(v["bytes_per_step"] == 384ull * 128 * 256 * 4);
+    }
+  CHECK(mha);
+  // the text (with --json FILE only the file is written): the same run, on stdout
+  r = run_cli("bench decode --model deepseek-v3 --max-cache-mib 64 --min-time 0 --rounds 1 --lang en");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Context: 384 cached tokens per sequence — the longest up to 16,384 (a multiple of 1,024) at which every "
+                   "variant's cache fits --max-cache-mib 64, so MHA is measured too: the largest, MLA, naive (expanded cache), "
+                   "is 60.0 MiB.") != std::string::npos);
+  CHECK(r.out.find("skipped") == std::string::npos);
+  // The default cap, 1,024 MiB: 6,553 tokens fit, 6,144 (a multiple of 1,024) is the context.
+  std::vector<BenchVariant> vs = bench_variants(128, 1, 128, 512, 64);
+  vs.erase(vs.begin() + 1);  // no GQA row for an MLA model
+  CHECK(longest_context_within(vs, 1, 4, 1024ull << 20, 16384) == 6144);
+  CHECK(longest_context_within(vs, 1, 2, 1024ull << 20, 16384) == 12288);  // bf16: 13,107 fit
+  CHECK(longest_context_within(vs, 1, 4, 64ull << 20, 16384) == 384);
+  CHECK(longest_context_within(vs, 1, 4, 1ull << 20, 16384) == 0);  // 6 tokens fit: not even 64
+  CHECK(longest_context_within(bench_variants(32, 8, 128, 512, 64), 1, 4, 1024ull << 20, 16384) == 16384);  // llama: all fit
+  // --seq-len: the flag's context, and a variant past the cap skipped as before, with the note
+  CliResult s = run_cli("bench decode --model deepseek-v3 --seq-len 512 --max-cache-mib 64 --min-time 0 --rounds 1 --lang en");
+  REQUIRE(s.code == 0);
+  CHECK(s.out.find("Context: 512 cached tokens per sequence, set by --seq-len.") != std::string::npos);
+  CHECK(s.out.find("A skipped cache is larger than --max-cache-mib 64 MiB") != std::string::npos);
+}
+
+TEST_CASE("bench decode: the cache column is read per decode step", "[bench][cli]") {
+  CliResult en = run_cli("bench decode --model gpt2 --seq-len 64 --min-time 0 --rounds 1 --lang en");
+  REQUIRE(en.code == 0);
+  CHECK(en.out.find("cache read per decode step") != std::string::npos);
+  CHECK(en.out.find("per token") == std::string::npos);
+  CliResult zh = run_cli("bench decode --model gpt2 --seq-len 64 --min-time 0 --rounds 1 --lang zh");
+  REQUIRE(zh.code == 0);
+  CHECK(zh.out.find("每个解码步读取的缓存") != std::string::npos);
+  CHECK(zh.out.find("每个词元读取") == std::string::npos);
+}
+
+TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand for a small model", "[bench][cli]") {
+  // gpt2: h 12, d_h 64, the what-if GQA g = 6; the MLA what-if d_c = 4 · 64 = 256, d_R = 32. 64 tokens, f32:
+  //   MHA        64 · 12 · (64 + 64) · 4       = 393,216 bytes, 2 · 64 · 12 · 128       = 196,608 FLOP: 0.5
+  //   GQA        64 · 6 · (64 + 64) · 4        = 196,608 bytes, the same FLOP                        : 1
+  //   MQA        64 · (64 + 64) · 4            =  32,768 bytes, the same FLOP                        : 6
+  //   MLA naive  64 · 12 · (96 + 64) · 4       = 491,520 bytes, 2 · 64 · 12 · 160       = 245,760 FLOP: 0.5
+  //   MLA absorbed 64 · (256 + 32) · 4         =  73,728 bytes, 2 · 64 · 12 · (288 + 256) = 835,584 FLOP: 11.33
+  CliResult r = run_cli("bench decode --model gpt2 --seq-len 64 --min-time 0 --rounds 2 --json -");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  struct Want {
+    const char* name;
+    std::uint64_t bytes, flops;
+    double fpb;
+  };
+  const Want want[] = {{"mha", 393216, 196608, 0.5}, {"gqa", 196608, 196608, 1.0}, {"mqa", 32768, 196608, 6.0}, {"mla_naive", 491520, 245760, 0.5},
+                       {"mla_absorbed", 73728, 835584, 835584.0 / 73728.0}};
+  REQUIRE(j["variants"].size() == 5);
+  const double balance = j["balance_flop_per_byte"].get<double>();
+  CHECK(balance == Approx(j["compute"]["gflop_per_s"].get<double>() / j["memory"]["gb_per_s"].get<double>()));
+  for (std::size_t k = 0; k < 5; ++k) {
+    const auto& v = j["variants"][k];
+    INFO(want[k].name);
+    CHECK(v["name"] == want[k].name);
+    CHECK(v["bytes_per_step"] == want[k].bytes);
+    CHECK(v["flops_per_step"] == want[k].flops);
+    CHECK(v["flop_per_byte"].get<double>() == Approx(want[k].fpb));
+    // the bound is computed from the balance point measured in the same run
+    CHECK(v["bound"] == bound_name(bound_of(want[k].fpb, balance)));
+  }
+  // the rounds: 2, each with a stream read before each of the 5 variants and one after the last
+  CHECK(j["rounds"] == 2);
+  CHECK(j["memory"]["samples"] == 2 * (5 + 1));
+  CHECK(j["compute"]["samples"] == 2);
+  CHECK(j["compute"]["width"] == 256 + 32);
+  // why a cache N× smaller buys only M×: N from the byte counts, M from the roofline at the
+  // bandwidth and compute peak measured in this run
+  const double W = j["memory"]["gb_per_s"].get<double>(), P = j["compute"]["gflop_per_s"].get<double>();
+  CHECK(j["mha_vs_absorbed"]["cache_ratio"].get<double>() == Approx(393216.0 / 73728.0));
+  CHECK(j["mha_vs_absorbed"]["roofline_speedup"].get<double>() ==
+        Approx(roofline_seconds(393216, 196608, W, P) / roofline_seconds(73728, 835584, W, P)));
+  CliResult t = run_cli("bench decode --model gpt2 --seq-len 64 --min-time 0 --rounds 1 --lang en");
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("MHA's cache is 5.3× absorbed MLA's, but absorbed MLA does 11.3 FLOP per byte") != std::string::npos);
+}
+
+TEST_CASE("bench: the bound is computed from a given balance point, the least step time from the roofline", "[bench]") {
+  CHECK(flop_per_byte(196608, 393216) == 0.5);
+  CHECK(flop_per_byte(1, 0) == 0.0);
+  // balance 2 FLOP/byte (e.g. 90 GFLOP/s over 45 GB/s)
+  CHECK(bound_of(0.5, 2.0) == Bound::Memory);
+  CHECK(bound_of(1.99, 2.0) == Bound::Memory);
+  CHECK(bound_of(2.0, 2.0) == Bound::Compute);
+  CHECK(bound_of(120.9, 2.0) == Bound::Compute);
+  // a GPU's balance point, 295 FLOP/byte: absorbed MLA's 120.9 is memory-bound there
+  CHECK(bound_of(120.9, 295.0) == Bound::Memory);
+  CHECK(std::string(bound_name(Bound::Memory)) == "memory");
+  CHECK(std::string(bound_name(Bound::Compute)) == "compute");
+  // 1 GB and 1 GFLOP at 50 GB/s and 100 GFLOP/s: memory's 20 ms; at 25 GFLOP/s compute's 40 ms
+  CHECK(roofline_seconds(1000000000, 1000000000, 50.0, 100.0) == Approx(0.02));
+  CHECK(roofline_seconds(1000000000, 1000000000, 50.0, 25.0) == Approx(0.04));
+}
+
+TEST_CASE("bench: a row above 100% of the measured bandwidth is flagged", "[bench]") {
+  // synthetic numbers: measured bandwidth 45 GB/s
+  CHECK(bandwidth_mark(40.0, 45.0, false) == BandwidthMark::None);
+  CHECK(bandwidth_mark(45.0, 45.0, false) == BandwidthMark::None);  // exactly 100%: not above
+  CHECK(bandwidth_mark(45.1, 45.0, false) == BandwidthMark::Over);
+  CHECK(bandwidth_mark(90.0, 45.0, true) == BandwidthMark::InCache);  // the cache fits twice the LLC: starred
+  CHECK(bandwidth_mark(10.0, 45.0, true) == BandwidthMark::InCache);
+  // both marks have their note in both languages
+  CHECK(Text(Lang::En)("bench.decode.note_over").rfind("† ", 0) == 0);
+  CHECK(Text(Lang{"zh"})("bench.decode.note_over").rfind("† ", 0) == 0);
+}
+
+TEST_CASE("bench: the rounds interleave every variant in a rotating order", "[bench]") {
+  CHECK(round_order(5, 0) == std::vector<std::size_t>{0, 1, 2, 3, 4});
+  CHECK(round_order(5, 2) == std::vector<std::size_t>{2, 3, 4, 0, 1});
+  CHECK(round_order(5, 7) == round_order(5, 2));
+  // over n rounds each variant takes each place once
+  for (std::size_t place = 0; place < 4; ++place) {
+    std::vector<int> seen(4, 0);
+    for (std::size_t r = 0; r < 4; ++r) ++seen[round_order(4, r)[place]];
+    CHECK(seen == std::vector<int>{1, 1, 1, 1});
+  }
+  std::vector<DecodeStep> steps;
+  for (const BenchVariant& v : bench_variants(4, 2, 8, 16, 8)) steps.emplace_back(v, 1, 100, 4);
+  StreamRead read(1 << 16);
+  ComputeLoop compute(24, 2);
+  Rounds r = run_rounds(steps, read, compute, 3, 0.0);
+  REQUIRE(r.steps.size() == 5);
+  for (const Timing& t : r.steps) CHECK(t.seconds.size() == 3);
+  CHECK(r.read.seconds.size() == 3 * 6);
+  CHECK(r.compute.seconds.size() == 3);
+  CHECK(r.orders.size() == 3);
+  CHECK(r.orders[1] == round_order(5, 1));
+  for (std::size_t i = 0; i < 5; ++i) CHECK(std::isfinite(r.checksums[i]));
+  CHECK(compute.flops() == thread_count() * 2 * 8 * 4 * 24 * 2);
+  CHECK(read.bytes() == (1u << 16) * 4);
+}
+
+TEST_CASE("bench: the load average is read and stated", "[bench]") {
+  LoadAverage l = parse_load_average("1.40 1.99 2.73 2/301 1234\n");
+  CHECK(l.known);
+  CHECK(l.one == 1.40);
+  CHECK(l.fifteen == 2.73);
+  CHECK(!parse_load_average("").known);
+  CHECK(!parse_load_average("x y z").known);
+  CliResult r = run_cli("bench decode --model gpt2 --seq-len 64 --min-time 0 --rounds 1 --lang en");
+  REQUIRE(r.code == 0);
+  if (load_average().known) CHECK(r.out.find("Load average ") != std::string::npos);
+  CHECK(r.out.find("Compute peak of the scores' kernel") != std::string::npos);
+  CHECK(r.out.find("measured in these rounds") != std::string::npos);
+}
+
+TEST_CASE("bench: the timers live in the bench layer, which the math layer does not include", "[bench][layers]") {
+  namespace fs = std::filesystem;
+  const fs::path src = fs::path(ATTNLAB_SOURCE_DIR) / "src";
+  REQUIRE(fs::is_directory(src / "bench"));
+  std::vector<std::string> bench_headers;
+  for (const auto& e : fs::directory_iterator(src / "bench"))
+    if (e.path().extension() == ".h") bench_headers.push_back(e.path().filename().string());
+  REQUIRE(!bench_headers.empty());
+  CHECK(std::find(bench_headers.begin(), bench_headers.end(), "bench_timing.h") != bench_headers.end());
+  std::size_t math_files = 0;
+  for (const auto& e : fs::directory_iterator(src / "math")) {
+    std::ifstream f(e.path());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string text = ss.str();
+    ++math_files;
+    INFO(e.path().filename().string());
+    for (const std::string& h : bench_headers) CHECK(text.find("#include \"" + h + "\"") == std::string::npos);
+    if (e.path().filename() == "decode_bench.cpp") {
+      CHECK(text.find("<chrono>") == std::string::npos);  // no timer in the kernels
+      CHECK(text.find("steady_clock") == std::string::npos);
+    }
+  }
+  CHECK(math_files > 10);
+  // and the build keeps it so: math does not link the bench layer, whose headers it then cannot see
+  std::ifstream cm(fs::path(ATTNLAB_SOURCE_DIR) / "CMakeLists.txt");
+  std::stringstream cs;
+  cs << cm.rdbuf();
+  CHECK(cs.str().find("attnlab_layer(attnlab_bench_layer src/bench)") != std::string::npos);
+  CHECK(cs.str().find("target_link_libraries(attnlab_bench_layer PUBLIC attnlab_math)") != std::string::npos);
 }

@@ -41,7 +41,7 @@ std::vector<Cmd> commands() {
       {"models", "attnlab.models/1"},
       {"flops --model gpt2", "attnlab.flops/1"},
       {"bench memory --size-mib 64 --min-time 0.01 --threads 1", "attnlab.bench-memory/1"},
-      {"bench decode --model gpt2 --seq-len 64 --min-time 0.01 --threads 1", "attnlab.bench-decode/1"},
+      {"bench decode --model gpt2 --seq-len 64 --min-time 0.01 --threads 1", "attnlab.bench-decode/2"},
       {"heads --weights " + w + " --token-ids 5,17,3,42,17,3", "attnlab.heads/1"},
       {"generate --weights " + w + " --token-ids 5,17,3 --tokens 2", "attnlab.generate/1"},
       {"train --task induction --steps 3 --quiet", "attnlab.train/1"},

@@ -150,12 +150,12 @@ TEST_CASE("bench decode: who reads the least is computed from the table", "[trut
   // Before: "absorbed MLA reads the least" under a table where MQA reads 2.25x less (llama-3-8b dims).
   CliResult en = run_cli("bench decode --model llama-3-8b --seq-len 64 --min-time 0 --lang en");
   REQUIRE(en.code == 0);
-  CHECK(has(en.out, "MQA reads the least here (64.0 KiB per token); absorbed MLA reads 144.0 KiB, 2.25× as much."));
+  CHECK(has(en.out, "MQA reads the least here (64.0 KiB per decode step); absorbed MLA reads 144.0 KiB, 2.25× as much."));
   CHECK(!has(en.out, "absorbed MLA\n    reads the least"));
   CHECK(!has(en.out, "absorbed MLA reads the least"));
   CliResult zh = run_cli("bench decode --model llama-3-8b --seq-len 64 --min-time 0 --lang zh");
   REQUIRE(zh.code == 0);
-  CHECK(has(zh.out, "这里读得最少的是 MQA（每个词元 64.0 KiB）；吸收版 MLA 读 144.0 KiB，是它的 2.25 倍。"));
+  CHECK(has(zh.out, "这里读得最少的是 MQA（每个解码步 64.0 KiB）；吸收版 MLA 读 144.0 KiB，是它的 2.25 倍。"));
   CHECK(!has(zh.out, "吸收版 MLA 读得最少，"));
   // A row past 100% of the measured bandwidth, with a cache too big for the last-level cache, is
   // marked as noise (†): the note exists in both languages.

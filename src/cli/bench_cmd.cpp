@@ -1,7 +1,7 @@
 // attnlab bench memory | bench decode: this machine's memory read bandwidth (STREAM-like read
 // and triad, every core, arrays far larger than the last-level cache) and one layer's decode-time
 // attention per variant at a model's dims, timed in float32 (bf16 storage optional). The kernels
-// and the exact byte/FLOP counts are in src/math/decode_bench.h; words in catalogs/bench.
+// are in src/math/decode_bench.h, their timers, rounds and roofline in src/bench; words in catalogs/bench.
 #include <algorithm>
 #include <utility>
 
@@ -10,10 +10,14 @@
 
 #include "commands.h"
 #include "decode_bench.h"
+#include "decode_rounds.h"
 #include "errors.h"
+#include "machine.h"
+#include "memory_bench.h"
 #include "model_options.h"
 #include "models.h"
 #include "parallel.h"
+#include "roofline.h"
 #include "table.h"
 #include "text.h"
 
@@ -32,7 +36,8 @@ struct MemoryOptions {
 
 struct DecodeOptions {
   std::string model, config, dtype = "f32", kernel = "auto";
-  std::int64_t seq_len = 16384, batch = 1, max_cache_mib = 1024;
+  std::optional<std::int64_t> seq_len;  // default: the longest context up to 16,384 that fits --max-cache-mib
+  std::int64_t batch = 1, max_cache_mib = 1024, rounds = 7;
   double min_time = 0.5;
   std::optional<std::int64_t> threads;
   ReportOutputs out;  // --json FILE|-, --html FILE|-
@@ -61,8 +66,8 @@ MemoryBench measure_memory(std::int64_t size_mib, double min_time) {
   return bench_memory(static_cast<std::size_t>(size_mib) * kMiB / sizeof(float), 5, min_time);
 }
 
-// Each timing repeats for --min-time: bench memory times 2 kernels, bench decode the memory
-// kernels and up to 5 variants: 7 timings, so the caps keep a whole run to about a minute.
+// bench memory repeats each of its 2 kernels for --min-time; bench decode spends --min-time on each
+// variant over its rounds, as long on the stream reads between them: the caps keep a run to minutes.
 constexpr double kMaxMemoryMinTime = 25.0, kMaxDecodeMinTime = 8.0;
 
 void require_time(double v, double max) {
@@ -128,102 +133,170 @@ ModelConfig pick_model(const DecodeOptions& o) {
   return o.config.empty() ? load_preset(o.model) : load_config_file(o.config);
 }
 
+constexpr std::uint64_t kLongestDefaultContext = 16384;
+
+std::string percent(double x) { return fixed(100.0 * x, 0) + "%"; }
+
 void run_decode(const DecodeOptions& o) {
   const Text& t = text();
   ModelConfig m = pick_model(o);
-  require_range(o.seq_len, 1, 1 << 20, "--seq-len");
+  if (o.seq_len) require_range(*o.seq_len, 1, 1 << 20, "--seq-len");
   require_range(o.batch, 1, 1024, "--batch");
   require_range(o.max_cache_mib, 1, 4096, "--max-cache-mib");  // with the memory kernels' arrays, within 8 GiB
+  require_range(o.rounds, 1, 50, "--rounds");
   if (o.dtype != "f32" && o.dtype != "bf16") throw UsageError("bench.err.dtype", {{"flag", "--dtype"}, {"value", o.dtype}});
   require_time(o.min_time, kMaxDecodeMinTime);
   const DecodeKernel chosen = pick_kernel(o.kernel);
   apply_threads(o.threads);
   WhatIfDims w = whatif_dims(m, 0, 0, 0);
   int bytes = o.dtype == "bf16" ? 2 : 4;
-  std::uint64_t B = static_cast<std::uint64_t>(o.batch), N = static_cast<std::uint64_t>(o.seq_len);
+  const std::uint64_t B = static_cast<std::uint64_t>(o.batch), cap = static_cast<std::uint64_t>(o.max_cache_mib) * kMiB;
   for (std::uint64_t x : {w.d_h, w.d_c, w.d_R})
     if (x % 8 != 0) throw UsageError("bench.err.width", {{"width", x}});
   declare_input("--config", o.config);
   declare_report_outputs(o.out);
-  // The read bandwidth is measured before and after the variants and the higher one is the
-  // reference: on a shared machine one measurement can catch a busier moment than the kernels did.
-  MemoryBench before = measure_memory(default_array_mib(), o.min_time);
-  std::vector<BenchVariant> vs = bench_variants(w.n_h, w.n_g == 0 ? 1 : w.n_g, w.d_h, w.d_c, w.d_R);
+  const LoadAverage load = load_average();  // before this run adds its own
+  std::vector<BenchVariant> vs;
+  for (const BenchVariant& v : bench_variants(w.n_h, w.n_g == 0 ? 1 : w.n_g, w.d_h, w.d_c, w.d_R))
+    if (!(v.id == "gqa" && w.n_g == 0)) vs.push_back(v);
+  // The context: --seq-len, else the longest up to 16,384 at which every variant's cache (MHA's
+  // or naive MLA's, the largest) fits --max-cache-mib, so MHA, the baseline, is always measured.
+  const std::uint64_t fit = longest_context_within(vs, B, bytes, cap, kLongestDefaultContext);
+  const std::string chosen_by = o.seq_len ? "flag" : fit == kLongestDefaultContext ? "default" : fit > 0 ? "cap" : "none";
+  const std::uint64_t N = o.seq_len ? static_cast<std::uint64_t>(*o.seq_len) : fit > 0 ? fit : 64;
+  const BenchVariant* largest = &vs.front();
+  for (const BenchVariant& v : vs)
+    if (bench_cache_numbers(v, B, N) > bench_cache_numbers(*largest, B, N)) largest = &v;
+  const std::uint64_t largest_bytes = bench_cache_numbers(*largest, B, N) * static_cast<std::uint64_t>(bytes);
+
   struct Row {
     const BenchVariant* v;
-    std::uint64_t cache;
+    std::uint64_t cache, flops;
     bool skipped;
-    DecodeBenchResult r;
+    std::size_t step = 0;  // index into steps
   };
   std::vector<Row> rows;
+  std::vector<DecodeStep> steps;
   for (const BenchVariant& v : vs) {
-    if (v.id == "gqa" && w.n_g == 0) continue;
     std::uint64_t cache = bench_cache_numbers(v, B, N) * static_cast<std::uint64_t>(bytes);
-    bool skip = cache > static_cast<std::uint64_t>(o.max_cache_mib) * kMiB;
-    rows.push_back({&v, cache, skip, skip ? DecodeBenchResult{} : bench_decode_variant(v, B, N, bytes, 5, o.min_time, chosen)});
+    bool skip = cache > cap;
+    rows.push_back({&v, cache, bench_flops(v, B, N), skip, steps.size()});
+    if (!skip) steps.emplace_back(v, B, N, bytes, chosen);
   }
-  MemoryBench after = measure_memory(default_array_mib(), o.min_time);
-  const double mem_gbs = std::max(before.read_gb_s, after.read_gb_s);
+  // The bandwidth and the compute peak are measured in the same rounds as the variants: a stream
+  // read before each variant, the scores' kernel in L1 once a round.
+  StreamRead read(static_cast<std::size_t>(default_array_mib()) * kMiB / sizeof(float));
+  const std::uint64_t width = vs.back().Dk;  // absorbed MLA's key row, d_c + d_R: the kernel it scores with
+  ComputeLoop compute(width, 1000, chosen);
+  const std::size_t R = static_cast<std::size_t>(o.rounds);
+  Rounds rr = run_rounds(steps, read, compute, R, o.min_time / static_cast<double>(R));
+  const double rb = static_cast<double>(read.bytes()), cf = static_cast<double>(compute.flops());
+  const double mem_gbs = rb / rr.read.median / 1e9, mem_lo = rb / rr.read.max / 1e9, mem_hi = rb / rr.read.min / 1e9;
+  const double peak = cf / rr.compute.median / 1e9, peak_lo = cf / rr.compute.max / 1e9, peak_hi = cf / rr.compute.min / 1e9;
+  const double balance = peak / mem_gbs;
+  const std::string kernel = decode_kernel_name(chosen);  // also when every variant was skipped
+
   nlohmann::ordered_json jv = nlohmann::ordered_json::array();
   TextTable tb;
-  tb.header = {t("bench.decode.col.variant"), t("bench.decode.col.cache"), t("bench.col.min"), t("bench.col.median"),
-               "GB/s", t("bench.decode.col.of_memory"), "GFLOP/s", t("bench.decode.col.flop_per_byte")};
-  tb.right = {false, true, true, true, true, true, true, true};
+  tb.header = {t("bench.decode.col.variant"), t("bench.decode.col.cache"), t("bench.col.median"), t("bench.col.range"),
+               "GB/s", t("bench.decode.col.of_memory"), "GFLOP/s", t("bench.decode.col.flop_per_byte"), t("bench.decode.col.bound")};
+  tb.right = {false, true, true, true, true, true, true, true, false};
   std::vector<std::string> skipped;
-  const std::string kernel = decode_kernel_name(chosen);  // also when every variant was skipped
   bool any_in_llc = false, any_over = false;
-  for (const Row& row : rows) {
+  std::vector<double> median_s(rows.size(), 0.0);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const Row& row = rows[k];
     const BenchVariant& v = *row.v;
-    std::string name = t("bench.variant." + v.id, {{"g", v.G}});
+    const std::string name = t("bench.variant." + v.id, {{"g", v.G}});
+    const double fpb = flop_per_byte(row.flops, row.cache);
+    const Bound bound = bound_of(fpb, balance);
+    const double floor_s = roofline_seconds(row.cache, row.flops, mem_gbs, peak);
+    const std::string bound_text = t("bench.decode.bound", {{"bound", bound_name(bound)}});
+    nlohmann::ordered_json jr = {{"name", v.id}, {"bytes_per_step", row.cache}, {"flops_per_step", row.flops},
+                                 {"flop_per_byte", fpb}, {"bound", bound_name(bound)}, {"roofline_seconds", floor_s}};
     if (row.skipped) {
-      tb.rows.push_back({name, binary_size(static_cast<double>(row.cache)), t("bench.decode.skipped"), "", "", "", "", ""});
+      tb.rows.push_back({name, binary_size(static_cast<double>(row.cache)), t("bench.decode.skipped"), "", "", "", "",
+                         fixed(fpb, 2), bound_text});
       skipped.push_back(name);
-      jv.push_back({{"name", v.id}, {"bytes_per_token", row.cache}, {"flops_per_token", bench_flops(v, B, N)}, {"skipped", true}});
+      jr["skipped"] = true;
+      jv.push_back(jr);
       continue;
     }
-    const DecodeBenchResult& r = row.r;
-    double g = static_cast<double>(r.bytes) / r.time.min / 1e9, fl = static_cast<double>(r.flops) / r.time.min / 1e9;
+    const Timing& tm = rr.steps[row.step];
+    median_s[k] = tm.median;
+    const double cb = static_cast<double>(row.cache);
+    const double g = cb / tm.median / 1e9, fl = static_cast<double>(row.flops) / tm.median / 1e9;
     const bool in_llc = row.cache < 2 * last_level_cache_bytes();  // partly served by the cache
-    any_in_llc = any_in_llc || in_llc;
-    // Past 100% of the measured bandwidth with a cache too large to sit in the last-level cache:
-    // the reference measurement caught a slower moment than the kernel, noise and not a result.
-    const bool over = !in_llc && g > mem_gbs;
-    any_over = any_over || over;
-    tb.rows.push_back({name, binary_size(static_cast<double>(row.cache)), fixed(r.time.min * 1e3, 3), fixed(r.time.median * 1e3, 3),
-                       gbs(g), std::string(in_llc ? "*" : over ? "†" : "") + fixed(100.0 * g / mem_gbs, 0) + "%", fixed(fl, 1),
-                       fixed(static_cast<double>(r.flops) / static_cast<double>(r.bytes), 2)});
-    jv.push_back({{"name", v.id}, {"bytes_per_token", r.bytes}, {"flops_per_token", r.flops}, {"seconds_per_token", r.time.min},
-                  {"seconds_median", r.time.median}, {"runs", r.time.seconds.size()}, {"gb_per_s", g}, {"gflop_per_s", fl},
-                  {"ratio_to_memory", g / mem_gbs}, {"smaller_than_twice_llc", in_llc}, {"checksum", r.checksum}});
+    const BandwidthMark mark = bandwidth_mark(g, mem_gbs, in_llc);
+    any_in_llc = any_in_llc || mark == BandwidthMark::InCache;
+    any_over = any_over || mark == BandwidthMark::Over;
+    const std::string sign = mark == BandwidthMark::InCache ? "*" : mark == BandwidthMark::Over ? "†" : "";
+    tb.rows.push_back({name, binary_size(cb), fixed(tm.median * 1e3, 3),
+                       fixed(tm.min * 1e3, 3) + "–" + fixed(tm.max * 1e3, 3), gbs(g), sign + percent(g / mem_gbs),
+                       fixed(fl, 1), fixed(fpb, 2), bound_text});
+    jr["skipped"] = false;
+    jr["seconds_median"] = tm.median;
+    jr["seconds_min"] = tm.min;
+    jr["seconds_max"] = tm.max;
+    jr["rounds"] = tm.seconds.size();
+    jr["gb_per_s"] = g;
+    jr["gb_per_s_min"] = cb / tm.max / 1e9;
+    jr["gb_per_s_max"] = cb / tm.min / 1e9;
+    jr["gflop_per_s"] = fl;
+    jr["ratio_to_memory"] = g / mem_gbs;
+    jr["mark"] = mark == BandwidthMark::InCache ? "llc" : mark == BandwidthMark::Over ? "over" : "";
+    jr["smaller_than_twice_llc"] = in_llc;
+    jr["checksum"] = rr.checksums[row.step];
+    jv.push_back(jr);
   }
   nlohmann::ordered_json j;
   {
-    j["schema"] = "attnlab.bench-decode/1";
+    j["schema"] = "attnlab.bench-decode/2";
     j["model"] = m.name;
     j["seq_len"] = N;
+    j["context"] = {{"seq_len", N}, {"chosen_by", chosen_by}, {"largest_variant", largest->id},
+                    {"largest_bytes", largest_bytes}, {"max_cache_bytes", cap}};
     j["batch"] = B;
     j["dtype"] = o.dtype;
     j["threads"] = thread_count();
-    j["memory_gb_per_s"] = mem_gbs;
-    j["memory_gb_per_s_before"] = before.read_gb_s;
-    j["memory_gb_per_s_after"] = after.read_gb_s;
-    j["last_level_cache_bytes"] = last_level_cache_bytes();
+    j["rounds"] = R;
     j["kernel"] = kernel;
+    j["load_average"] = load.known ? nlohmann::ordered_json::array({load.one, load.five, load.fifteen}) : nlohmann::ordered_json();
+    j["memory_gb_per_s"] = mem_gbs;
+    j["memory"] = {{"gb_per_s", mem_gbs}, {"gb_per_s_min", mem_lo}, {"gb_per_s_max", mem_hi},
+                   {"samples", rr.read.seconds.size()}, {"array_bytes", read.bytes()}};
+    j["compute"] = {{"gflop_per_s", peak}, {"gflop_per_s_min", peak_lo}, {"gflop_per_s_max", peak_hi},
+                    {"samples", rr.compute.seconds.size()}, {"width", width}};
+    j["balance_flop_per_byte"] = balance;
+    j["last_level_cache_bytes"] = last_level_cache_bytes();
     j["variants"] = jv;
   }
   std::string out = t("bench.decode.header", {{"model", m.name}, {"heads", w.n_h}, {"d_h", w.d_h},
                                               {"d_c", w.d_c}, {"d_R", w.d_R}, {"seq_len", N}, {"batch", B},
                                               {"dtype", o.dtype}, {"threads", thread_count()}}) + "\n";
-  out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem_gbs)}, {"before", gbs(before.read_gb_s)}, {"after", gbs(after.read_gb_s)}}) + "\n";
+  out += "  " + t("bench.decode.context", {{"chosen_by", chosen_by}, {"seq_len", N}, {"longest", kLongestDefaultContext},
+                                           {"flag", "--max-cache-mib"}, {"max", o.max_cache_mib},
+                                           {"largest", t("bench.variant." + largest->id, {{"g", largest->G}})},
+                                           {"largest_bytes", binary_size(static_cast<double>(largest_bytes))}}) + "\n";
+  if (load.known)
+    out += "  " + t("bench.decode.load", {{"one", fixed(load.one, 2)}, {"five", fixed(load.five, 2)}, {"fifteen", fixed(load.fifteen, 2)},
+                                          {"threads", thread_count()}, {"busy", load.one >= 0.5}}) + "\n";
+  out += "  " + t("bench.decode.rounds", {{"rounds", R}, {"samples", rr.read.seconds.size()}}) + "\n";
+  out += "  " + t("bench.decode.memory", {{"gbs", gbs(mem_gbs)}, {"lo", gbs(mem_lo)}, {"hi", gbs(mem_hi)},
+                                          {"size", binary_size(rb)}}) + "\n";
+  out += "  " + t("bench.decode.compute", {{"gflops", fixed(peak, 1)}, {"lo", fixed(peak_lo, 1)}, {"hi", fixed(peak_hi, 1)},
+                                           {"width", width}, {"balance", fixed(balance, 2)}}) + "\n";
   out += "  " + t("bench.decode.kernel", {{"kernel", kernel}, {"chosen", o.kernel == "auto" ? "auto" : "flag"}}) + "\n\n";
   out += render_table(tb) + "\n";
   out += "  " + t("bench.decode.note") + "\n";
   // Who reads the least, from the rows' own cache sizes (skipped rows included: their size is known).
   const Row* least = nullptr;
   const Row* absorbed = nullptr;
+  const Row* mha = nullptr;
   for (const Row& row : rows) {
     if (!least || row.cache < least->cache) least = &row;
     if (row.v->id == "mla_absorbed") absorbed = &row;
+    if (row.v->id == "mha") mha = &row;
   }
   if (least && absorbed)
     out += "  " + t("bench.decode.note_least", {{"least_is_mla", least == absorbed || least->cache == absorbed->cache},
@@ -231,11 +304,30 @@ void run_decode(const DecodeOptions& o) {
                                                 {"least_bytes", binary_size(static_cast<double>(least->cache))},
                                                 {"mla", binary_size(static_cast<double>(absorbed->cache))},
                                                 {"ratio", static_cast<double>(absorbed->cache) / static_cast<double>(least->cache)}}) + "\n";
+  // Why a cache N× smaller buys only M×: the roofline's least times of MHA and absorbed MLA, from
+  // the bandwidth and compute peak measured above, beside the measured medians.
+  if (mha && absorbed && !mha->skipped && !absorbed->skipped) {
+    const double fpb_a = flop_per_byte(absorbed->flops, absorbed->cache);
+    const double floor_m = roofline_seconds(mha->cache, mha->flops, mem_gbs, peak);
+    const double floor_a = roofline_seconds(absorbed->cache, absorbed->flops, mem_gbs, peak);
+    const double med_m = median_s[static_cast<std::size_t>(mha - rows.data())];
+    const double med_a = median_s[static_cast<std::size_t>(absorbed - rows.data())];
+    j["mha_vs_absorbed"] = {{"cache_ratio", static_cast<double>(mha->cache) / static_cast<double>(absorbed->cache)},
+                            {"roofline_speedup", floor_m / floor_a}, {"measured_speedup", med_m / med_a},
+                            {"mha_of_roofline", floor_m / med_m}, {"absorbed_of_roofline", floor_a / med_a}};
+    out += "  " + t("bench.decode.note_why", {{"n", fixed(static_cast<double>(mha->cache) / static_cast<double>(absorbed->cache), 1)},
+                                              {"bound", bound_name(bound_of(fpb_a, balance))},
+                                              {"fpb", fixed(fpb_a, 1)}, {"balance", fixed(balance, 2)},
+                                              {"gflops", fixed(peak, 1)}, {"gbs", gbs(mem_gbs)},
+                                              {"floor_mha", fixed(floor_m * 1e3, 3)}, {"floor_mla", fixed(floor_a * 1e3, 3)},
+                                              {"m", floor_m / floor_a}, {"measured", med_m / med_a},
+                                              {"mha_share", percent(floor_m / med_m)}, {"mla_share", percent(floor_a / med_a)}}) + "\n";
+  }
   if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";
   if (any_in_llc) out += "  " + t("bench.decode.note_llc", {{"llc", llc_text()}}) + "\n";
   if (any_over) out += "  " + t("bench.decode.note_over") + "\n";
   if (o.out.html) write_html_report(*o.out.html, t("bench.decode.html_title", {{"model", m.name}}), out);
-  if (o.out.json) write_json_doc(*o.out.json, "attnlab.bench-decode/1", j.dump(2) + "\n");
+  if (o.out.json) write_json_doc(*o.out.json, "attnlab.bench-decode/2", j.dump(2) + "\n");
   finish_report(o.out, out);
 }
 
@@ -265,7 +357,8 @@ void setup_bench(CLI::App& root) {
   dec->add_option("--dtype", dopt->dtype, t("bench.opt.dtype"));
   dec->add_option("--kernel", dopt->kernel, t("bench.opt.kernel"));
   dec->add_option("--max-cache-mib", dopt->max_cache_mib, t("bench.opt.max_cache_mib"));
-  dec->add_option("--min-time", dopt->min_time, t("bench.opt.min_time"));
+  dec->add_option("--rounds", dopt->rounds, t("bench.opt.rounds"));
+  dec->add_option("--min-time", dopt->min_time, t("bench.opt.min_time_decode"));
   dec->add_option("--threads", dopt->threads, t("cli.opt.threads"));
   add_report_outputs(dec, dopt->out, t("bench.opt.json_decode"));
   add_lang_option(dec);

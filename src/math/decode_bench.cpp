@@ -9,22 +9,15 @@
 #include "decode_bench.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <map>
 #include <new>
 #include <stdexcept>
 
 #if defined(__unix__)
 #include <sys/mman.h>
-#include <unistd.h>
-#endif
-#if defined(__linux__)
-#include <sched.h>
 #endif
 
 #include "cpu.h"
@@ -39,12 +32,9 @@ namespace attn {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 typedef float v8f __attribute__((vector_size(32)));
 typedef unsigned short v8u16 __attribute__((vector_size(16)));
 typedef unsigned int v8u32 __attribute__((vector_size(32)));
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // An array of n numbers on 2 MiB boundaries, not zero-initialized, that asks the kernel for huge
 // pages (Linux's transparent huge pages, when set to "madvise" as Debian ships them): with 4 KiB
@@ -553,51 +543,59 @@ float bench_cache_number(std::size_t i, std::uint32_t salt, int bytes_per_number
 }
 float bench_query_number(std::size_t i) { return static_cast<float>(i % 7) / 7.0f - 0.4f; }
 
+
+// One variant's decode step, set up once: its cache filled (in parallel, so the reading threads
+// touch their pages first), the queries, the per-thread partial results.
 template <class Kernel, class T>
-DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, std::size_t min_reps,
-                              double min_seconds) {
-  const std::size_t Hg = v.H / v.G, Dk = v.Dk, Dv = v.Dv;
-  const std::size_t k_stride = Dk, v_stride = v.values_in_keys ? Dk : Dv;
-  const std::size_t seqs = B * v.G;  // independent (sequence, KV head) caches
-  const std::size_t rows = seqs * N;
-  HugeArray<T> K(rows * k_stride);
-  HugeArray<T> Vc(v.values_in_keys ? 0 : rows * v_stride);
-  // fill with small numbers, in parallel (first touch by the reading threads)
-  auto fill = [&](T* p, std::size_t n, std::uint32_t salt) {
-    parallel_for(n, 1 << 16, [&, p, salt](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) {
-        float x = bench_cache_number(i, salt, sizeof(T));
-        if constexpr (sizeof(T) == 4) {
-          p[i] = x;
-        } else {
-          std::uint32_t w;
-          std::memcpy(&w, &x, 4);
-          p[i] = static_cast<std::uint16_t>(w >> 16);  // exact: x is already a bf16 value
+struct VariantState final : DecodeStep::State {
+  BenchVariant v;
+  std::size_t B, N, Hg, Dk, Dv, k_stride, v_stride, seqs, splits, items;
+  HugeArray<T> K, Vc;
+  const T* Vbase;
+  std::vector<float> q, m, l, acc, out;
+  float scale;
+
+  VariantState(const BenchVariant& var, std::uint64_t batch, std::uint64_t n)
+      : v(var), B(batch), N(n), Hg(var.H / var.G), Dk(var.Dk), Dv(var.Dv), k_stride(var.Dk),
+        v_stride(var.values_in_keys ? var.Dk : var.Dv), seqs(batch * var.G), K(seqs * n * k_stride),
+        Vc(var.values_in_keys ? 0 : seqs * n * v_stride) {
+    const std::size_t rows = seqs * N;
+    auto fill = [&](T* p, std::size_t count, std::uint32_t salt) {
+      parallel_for(count, 1 << 16, [&, p, salt](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+          float x = bench_cache_number(i, salt, sizeof(T));
+          if constexpr (sizeof(T) == 4) {
+            p[i] = x;
+          } else {
+            std::uint32_t w;
+            std::memcpy(&w, &x, 4);
+            p[i] = static_cast<std::uint16_t>(w >> 16);  // exact: x is already a bf16 value
+          }
         }
-      }
-    });
-  };
-  fill(K.get(), rows * k_stride, kKeySalt);
-  if (Vc) fill(Vc.get(), rows * v_stride, kValueSalt);
-  const T* Vbase = v.values_in_keys ? K.get() : Vc.get();
-  std::vector<float> q(B * v.H * Dk);
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] = bench_query_number(i);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(Dk));
-  // split each cache's rows across the threads (flash-decoding), then combine the pieces
-  const std::size_t threads = thread_count();
-  const std::size_t splits = std::max<std::size_t>(1, std::min<std::size_t>(N / kBlock + 1, (threads + seqs - 1) / seqs));
-  const std::size_t items = seqs * splits;
-  std::vector<float> m(items * Hg), l(items * Hg), acc(items * Hg * Dv), out(B * v.H * Dv);
-  double checksum = 0;
-  auto step = [&] {
+      });
+    };
+    fill(K.get(), rows * k_stride, kKeySalt);
+    if (Vc) fill(Vc.get(), rows * v_stride, kValueSalt);
+    Vbase = v.values_in_keys ? K.get() : Vc.get();
+    q.resize(B * v.H * Dk);
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = bench_query_number(i);
+    scale = 1.0f / std::sqrt(static_cast<float>(Dk));
+    // split each cache's rows across the threads (flash-decoding), then combine the pieces
+    const std::size_t threads = thread_count();
+    splits = std::max<std::size_t>(1, std::min<std::size_t>(N / kBlock + 1, (threads + seqs - 1) / seqs));
+    items = seqs * splits;
+    m.resize(items * Hg), l.resize(items * Hg), acc.resize(items * Hg * Dv), out.resize(B * v.H * Dv);
+  }
+
+  double run() override {
     parallel_for(items, 1, [&](std::size_t b, std::size_t e) {
       for (std::size_t it = b; it < e; ++it) {
         std::size_t sq = it / splits, sp = it % splits;
         std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
         std::size_t batch = sq / v.G, g = sq % v.G;
         const float* qh = q.data() + (batch * v.H + g * Hg) * Dk;
-        attend_rows<Kernel>(qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv, r0, r1,
-                    scale, &m[it * Hg], &l[it * Hg], &acc[it * Hg * Dv]);
+        attend_rows<Kernel>(qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv, r0,
+                            r1, scale, &m[it * Hg], &l[it * Hg], &acc[it * Hg * Dv]);
       }
     });
     for (std::size_t sq = 0; sq < seqs; ++sq)
@@ -614,154 +612,52 @@ DecodeBenchResult run_variant(const BenchVariant& v, std::uint64_t B, std::uint6
         }
         for (std::size_t c = 0; c < Dv; ++c) o[c] /= L;
       }
-    checksum = 0;
+    double checksum = 0;
     for (std::size_t i = 0; i < out.size(); ++i) checksum += static_cast<double>(out[i]) * checksum_weight(i);
-  };
-  step();  // warm-up
-  DecodeBenchResult r;
-  r.time = time_repeated(step, min_reps, 200, min_seconds);
-  r.bytes = bench_cache_numbers(v, B, N) * sizeof(T);
-  r.flops = bench_flops(v, B, N);
-  r.checksum = checksum;
-  return r;
-}
-
-}  // namespace
-
-Timing time_repeated(const std::function<void()>& run, std::size_t min_reps, std::size_t max_reps, double min_seconds) {
-  Timing t;
-  auto start = Clock::now();
-  while (t.seconds.size() < max_reps && (t.seconds.size() < min_reps || seconds_since(start) < min_seconds)) {
-    auto t0 = Clock::now();
-    run();
-    t.seconds.push_back(seconds_since(t0));
+    return checksum;
   }
-  std::vector<double> s = t.seconds;
-  std::sort(s.begin(), s.end());
-  t.min = s.front();
-  t.median = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
-  return t;
-}
+};
 
-MemoryBench bench_memory(std::size_t n, std::size_t min_reps, double min_seconds) {
-  n -= n % 16;
-  auto a = make_array(n, 0.0f), b = make_array(n, 1.0f), c = make_array(n, 2.0f);
-  MemoryBench r;
-  r.array_bytes = n * sizeof(float);
-  std::size_t threads = thread_count();
-  std::vector<double> part(threads);
-  volatile double sink = 0;
-  auto read = [&] {
-    std::size_t chunk = (n / threads) & ~std::size_t{15};
-    parallel_for(threads, 1, [&](std::size_t tb, std::size_t te) {
-      for (std::size_t t = tb; t < te; ++t) {
-        const float* p = b.get() + t * chunk;
-        std::size_t len = t + 1 == threads ? n - t * chunk : chunk;
-        // four streams per thread, each line requested 2 KiB ahead: the most this kernel can
-        // read, which is what a bandwidth-bound decode kernel can reach
-        std::size_t sub = (len / 4) & ~std::size_t{15};
-        const float* q[4] = {p, p + sub, p + 2 * sub, p + 3 * sub};
-        v8f s[4] = {};
-        for (std::size_t i = 0; i < sub; i += 16)
-          for (int k = 0; k < 4; ++k) {
-            if (i + 512 < sub) __builtin_prefetch(q[k] + i + 512);  // never past this stream's end
-            s[k] += load8(q[k] + i) + load8(q[k] + i + 8);
+// The compute peak of the scores' kernel: 4 query rows against two key rows (dot4x2, as every
+// variant with 4 or more query heads per KV head scores, absorbed MLA among them), over 8 key rows
+// that stay in L1, on every thread. Nothing is read from memory: FLOP / second is the most this
+// kernel can do on this machine.
+template <class Kernel>
+struct ComputeState final : ComputeLoop::State {
+  static constexpr std::size_t kRows = 8;
+  std::size_t width, reps;
+  std::vector<std::vector<float>> q, k;  // per thread: (4, width) and (kRows, width)
+  std::vector<double> part;
+
+  ComputeState(std::size_t w, std::size_t r) : width(w), reps(r) {
+    const std::size_t threads = thread_count();
+    q.resize(threads), k.resize(threads), part.resize(threads);
+    for (std::size_t t = 0; t < threads; ++t) {
+      q[t].resize(4 * width), k[t].resize(kRows * width);
+      for (std::size_t i = 0; i < q[t].size(); ++i) q[t][i] = bench_query_number(i) * 1e-3f;
+      for (std::size_t i = 0; i < k[t].size(); ++i) k[t][i] = bench_cache_number(i, kKeySalt, 4) * 1e-3f;
+    }
+  }
+  double run() override {
+    parallel_for(q.size(), 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t t = b; t < e; ++t) {
+        float d[8], s = 0;
+        for (std::size_t r = 0; r < reps; ++r)
+          for (std::size_t j = 0; j < kRows; j += 2) {
+            Kernel::dot4x2(q[t].data(), k[t].data() + j * width, k[t].data() + (j + 1) * width, width, d);
+            s += d[0] + d[7];  // a dependency on each call: it cannot be left out
           }
-        v8f tail = {};
-        for (std::size_t i = 4 * sub; i + 16 <= len; i += 16) tail += load8(p + i) + load8(p + i + 8);
-        part[t] = hsum((s[0] + s[1]) + (s[2] + s[3]) + tail);
+        part[t] = s;
       }
     });
     double s = 0;
     for (double x : part) s += x;
-    sink = s;
-  };
-  auto triad = [&] {
-    parallel_for(n / 16, 1 << 12, [&](std::size_t blo, std::size_t bhi) {
-      const v8f k = {3, 3, 3, 3, 3, 3, 3, 3};
-      for (std::size_t i = blo * 16; i < bhi * 16; i += 8) {
-        v8f x = load8(b.get() + i) + k * load8(c.get() + i);
-        std::memcpy(a.get() + i, &x, sizeof x);
-      }
-    });
-  };
-  read();
-  triad();
-  r.read = time_repeated(read, min_reps, 100, min_seconds);
-  r.triad = time_repeated(triad, min_reps, 100, min_seconds);
-  r.read_gb_s = static_cast<double>(r.array_bytes) / r.read.min / 1e9;
-  r.triad_gb_s = 3.0 * static_cast<double>(r.array_bytes) / r.triad.min / 1e9;
-  (void)sink;
-  return r;
-}
-
-std::uint64_t parse_cache_size(const std::string& text) {
-  std::uint64_t v = 0;
-  std::size_t i = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    if (v > (UINT64_MAX - 9) / 10) return 0;
-    v = v * 10 + static_cast<std::uint64_t>(text[i] - '0');
+    return s;
   }
-  if (i == 0) return 0;
-  std::string unit = text.substr(i);
-  while (!unit.empty() && (unit.back() == '\n' || unit.back() == ' ')) unit.pop_back();
-  std::uint64_t scale = unit.empty() ? 1 : unit == "K" ? 1ULL << 10 : unit == "M" ? 1ULL << 20 : unit == "G" ? 1ULL << 30 : 0;
-  if (scale == 0 || v > UINT64_MAX / scale) return 0;
-  return v * scale;
-}
-
-namespace {
-
-// Linux's sysfs: the highest cache level listed for the CPUs this process may run on, summed over
-// the distinct caches of that level (told apart by the CPUs each is shared by). A 2-vCPU guest
-// whose cores share one L3 gets that L3 (32 MiB on the 2026-12-02 AMD EPYC guest, where glibc's
-// sysconf says the host's 384); a 12-CCD EPYC on bare metal gets its twelve L3s together, as
-// threads on every core can use them all. 0 if sysfs lists no cache of level 2 or more.
-std::uint64_t sysfs_last_level_cache_bytes() {
-#if defined(__linux__)
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  const bool have_set = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
-  int best_level = 0;
-  std::map<std::string, std::uint64_t> caches;  // the CPUs a cache is shared by -> its bytes
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (have_set ? !CPU_ISSET(cpu, &allowed) : cpu > 0) continue;
-    for (int index = 0; index < 16; ++index) {
-      std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index" + std::to_string(index) + "/";
-      std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
-      int level = 0;
-      std::string type, size, shared;
-      if (!(level_file >> level) || !(type_file >> type) || !std::getline(size_file, size) || !(shared_file >> shared)) continue;
-      std::uint64_t bytes = parse_cache_size(size);
-      if (type == "Instruction" || bytes == 0 || level < best_level) continue;
-      if (level > best_level) best_level = level, caches.clear();
-      caches[shared] = bytes;
-    }
-  }
-  std::uint64_t total = 0;
-  for (const auto& [cpus, bytes] : caches) total += bytes;
-  if (best_level >= 2) return total;
-#endif
-  return 0;
-}
-
-std::uint64_t find_last_level_cache_bytes() {
-  if (std::uint64_t b = sysfs_last_level_cache_bytes()) return b;
-#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
-  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
-    long v = sysconf(name);
-    if (v > 0) return static_cast<std::uint64_t>(v);
-  }
-#endif
-  return 0;
-}
+};
 
 }  // namespace
 
-std::uint64_t last_level_cache_bytes() {
-  static const std::uint64_t bytes = find_last_level_cache_bytes();  // read once a run
-  return bytes;
-}
 
 std::vector<BenchVariant> bench_variants(std::uint64_t H, std::uint64_t G, std::uint64_t Dh, std::uint64_t C,
                                          std::uint64_t R) {
@@ -800,13 +696,103 @@ DecodeKernel resolve_kernel(DecodeKernel kernel) {
   return DecodeKernel::Portable;
 }
 
-template <class Kernel>
-DecodeBenchResult run_variant_as(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
-                                 std::size_t min_reps, double min_seconds) {
-  return bytes_per_number == 2 ? run_variant<Kernel, std::uint16_t>(v, B, N, min_reps, min_seconds)
-                               : run_variant<Kernel, float>(v, B, N, min_reps, min_seconds);
-}
 }  // namespace
+
+DecodeStep::DecodeStep(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number, DecodeKernel kernel) {
+  if (v.G == 0 || v.H % v.G != 0 || v.Dk % 8 != 0 || v.Dv % 8 != 0 || (v.values_in_keys && v.Dv > v.Dk))
+    throw std::invalid_argument("DecodeStep: H % G == 0 and widths multiple of 8 required");
+  const DecodeKernel run = resolve_kernel(kernel);
+  const bool half = bytes_per_number == 2;
+#ifdef ATTNLAB_AVX2_KERNEL
+  if (run == DecodeKernel::Avx512)
+    state_ = half ? std::unique_ptr<State>(new VariantState<Avx512Kernel, std::uint16_t>(v, B, N))
+                  : std::unique_ptr<State>(new VariantState<Avx512Kernel, float>(v, B, N));
+  if (run == DecodeKernel::Avx2)
+    state_ = half ? std::unique_ptr<State>(new VariantState<Avx2Kernel, std::uint16_t>(v, B, N))
+                  : std::unique_ptr<State>(new VariantState<Avx2Kernel, float>(v, B, N));
+#endif
+  if (run == DecodeKernel::Portable)
+    state_ = half ? std::unique_ptr<State>(new VariantState<PortableKernel, std::uint16_t>(v, B, N))
+                  : std::unique_ptr<State>(new VariantState<PortableKernel, float>(v, B, N));
+  bytes_ = bench_cache_numbers(v, B, N) * static_cast<std::uint64_t>(half ? 2 : 4);
+  flops_ = bench_flops(v, B, N);
+  kernel_ = decode_kernel_name(run);
+}
+DecodeStep::~DecodeStep() = default;
+DecodeStep::DecodeStep(DecodeStep&&) noexcept = default;
+DecodeStep& DecodeStep::operator=(DecodeStep&&) noexcept = default;
+
+ComputeLoop::ComputeLoop(std::size_t width, std::size_t reps, DecodeKernel kernel) {
+  if (width == 0 || width % 8 != 0 || reps == 0) throw std::invalid_argument("ComputeLoop: width a multiple of 8, reps > 0");
+  const DecodeKernel run = resolve_kernel(kernel);
+#ifdef ATTNLAB_AVX2_KERNEL
+  if (run == DecodeKernel::Avx512) state_ = std::make_unique<ComputeState<Avx512Kernel>>(width, reps);
+  if (run == DecodeKernel::Avx2) state_ = std::make_unique<ComputeState<Avx2Kernel>>(width, reps);
+#endif
+  if (run == DecodeKernel::Portable) state_ = std::make_unique<ComputeState<PortableKernel>>(width, reps);
+  flops_ = static_cast<std::uint64_t>(thread_count()) * reps * ComputeState<PortableKernel>::kRows * 4 * width * 2;
+  kernel_ = decode_kernel_name(run);
+}
+ComputeLoop::~ComputeLoop() = default;
+
+StreamRead::StreamRead(std::size_t floats) : n_(floats - floats % 16) {
+  auto a = std::make_shared<HugeArray<float>>(make_array(n_, 1.0f));
+  data_ = a;
+  array_ = a->get();
+}
+StreamRead::~StreamRead() = default;
+
+double StreamRead::run() {
+  const std::size_t n = n_, threads = thread_count();
+  const float* base = array_;
+  std::vector<double> part(threads);
+  parallel_for(threads, 1, [&](std::size_t tb, std::size_t te) {
+    for (std::size_t t = tb; t < te; ++t) {
+      std::size_t chunk = (n / threads) & ~std::size_t{15};
+      const float* p = base + t * chunk;
+      std::size_t len = t + 1 == threads ? n - t * chunk : chunk;
+      // four streams per thread, each line requested 2 KiB ahead: the most this kernel can
+      // read, which is what a bandwidth-bound decode kernel can reach
+      std::size_t sub = (len / 4) & ~std::size_t{15};
+      const float* q[4] = {p, p + sub, p + 2 * sub, p + 3 * sub};
+      v8f s[4] = {};
+      for (std::size_t i = 0; i < sub; i += 16)
+        for (int k = 0; k < 4; ++k) {
+          if (i + 512 < sub) __builtin_prefetch(q[k] + i + 512);  // never past this stream's end
+          s[k] += load8(q[k] + i) + load8(q[k] + i + 8);
+        }
+      v8f tail = {};
+      for (std::size_t i = 4 * sub; i + 16 <= len; i += 16) tail += load8(p + i) + load8(p + i + 8);
+      part[t] = hsum((s[0] + s[1]) + (s[2] + s[3]) + tail);
+    }
+  });
+  double s = 0;
+  for (double x : part) s += x;
+  return s;
+}
+
+StreamTriad::StreamTriad(std::size_t floats) : n_(floats - floats % 16) {
+  auto arrays = std::make_shared<std::vector<HugeArray<float>>>();
+  arrays->push_back(make_array(n_, 0.0f));
+  arrays->push_back(make_array(n_, 1.0f));
+  arrays->push_back(make_array(n_, 2.0f));
+  a_ = (*arrays)[0].get(), b_ = (*arrays)[1].get(), c_ = (*arrays)[2].get();
+  data_ = arrays;
+}
+StreamTriad::~StreamTriad() = default;
+
+double StreamTriad::run() {
+  float* a = a_;
+  const float *b = b_, *c = c_;
+  parallel_for(n_ / 16, 1 << 12, [&](std::size_t blo, std::size_t bhi) {
+    const v8f k = {3, 3, 3, 3, 3, 3, 3, 3};
+    for (std::size_t i = blo * 16; i < bhi * 16; i += 8) {
+      v8f x = load8(b + i) + k * load8(c + i);
+      std::memcpy(a + i, &x, sizeof x);
+    }
+  });
+  return a[n_ / 2];
+}
 
 // The plain way, in double: for each sequence, KV head and query head, every score, one softmax
 // over all N of them, then the weighted sum of the value rows; no blocks, no threads, no SIMD.
@@ -840,27 +826,13 @@ BenchReference bench_decode_reference(const BenchVariant& v, std::uint64_t B, st
   return r;
 }
 
+
 std::string decode_kernel_name(DecodeKernel kernel) {
   switch (resolve_kernel(kernel)) {
     case DecodeKernel::Avx512: return "avx512";
     case DecodeKernel::Avx2: return "avx2";
     default: return "portable";
   }
-}
-
-DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
-                                       std::size_t min_reps, double min_seconds, DecodeKernel kernel) {
-  if (v.G == 0 || v.H % v.G != 0 || v.Dk % 8 != 0 || v.Dv % 8 != 0 || (v.values_in_keys && v.Dv > v.Dk))
-    throw std::invalid_argument("bench_decode_variant: H % G == 0 and widths multiple of 8 required");
-  const DecodeKernel run = resolve_kernel(kernel);
-  DecodeBenchResult r;
-#ifdef ATTNLAB_AVX2_KERNEL
-  if (run == DecodeKernel::Avx512) r = run_variant_as<Avx512Kernel>(v, B, N, bytes_per_number, min_reps, min_seconds);
-  if (run == DecodeKernel::Avx2) r = run_variant_as<Avx2Kernel>(v, B, N, bytes_per_number, min_reps, min_seconds);
-#endif
-  if (run == DecodeKernel::Portable) r = run_variant_as<PortableKernel>(v, B, N, bytes_per_number, min_reps, min_seconds);
-  r.kernel = decode_kernel_name(run);
-  return r;
 }
 
 }  // namespace attn

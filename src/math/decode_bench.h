@@ -1,37 +1,15 @@
 #pragma once
-// The benchmark path (`attnlab bench memory`, `attnlab bench decode`): float32 (or bf16-stored)
-// kernels timed on this machine, separate from the lessons' exact double arithmetic. Nothing
-// here is deterministic in time; the byte and FLOP counts are exact integers.
+// The benchmark path's kernels (`attnlab bench memory`, `attnlab bench decode`): float32 (or
+// bf16-stored) arithmetic, separate from the lessons' exact double arithmetic. No timer lives
+// here: src/bench times these kernels; the byte and FLOP counts are exact integers.
 //   B = batch, N = cached tokens, H = query heads, G = KV heads, Dk/Dv = key/value widths,
 //   C = MLA latent d_c, R = decoupled RoPE width d_R.
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace attn {
-
-// Seconds of repeated runs: at least `min_reps`, until `min_seconds` have passed, at most `max_reps`.
-struct Timing {
-  std::vector<double> seconds;  // each run, in order
-  double min = 0, median = 0;
-};
-Timing time_repeated(const std::function<void()>& run, std::size_t min_reps, std::size_t max_reps, double min_seconds);
-
-// STREAM-like: read (sum of a float array) and triad (a = b + s·c), split across every thread,
-// arrays of `floats` numbers each. GB/s = bytes moved / best time (triad moves 3 arrays: 2 read, 1 written).
-struct MemoryBench {
-  std::uint64_t array_bytes = 0;
-  Timing read, triad;
-  double read_gb_s = 0, triad_gb_s = 0;
-};
-MemoryBench bench_memory(std::size_t floats, std::size_t min_reps, double min_seconds);
-// The last-level cache's size in bytes: the highest level Linux lists in sysfs, summed over its
-// distinct caches on the CPUs this process may run on; else as the C library reports it (L3,
-// else L2); 0 if unknown. Read once a run.
-std::uint64_t last_level_cache_bytes();
-// A sysfs cache size ("32768K", "2M", "512"): bytes, 0 if it is not one.
-std::uint64_t parse_cache_size(const std::string& text);
 
 // One layer's attention for one new token per sequence, over a cache of N tokens per sequence.
 // Every variant is the same kernel: per KV head g, its H/G query heads score each cached key
@@ -53,13 +31,6 @@ std::vector<BenchVariant> bench_variants(std::uint64_t H, std::uint64_t G, std::
 std::uint64_t bench_cache_numbers(const BenchVariant& v, std::uint64_t B, std::uint64_t N);
 std::uint64_t bench_flops(const BenchVariant& v, std::uint64_t B, std::uint64_t N);
 
-struct DecodeBenchResult {
-  Timing time;             // seconds per decode step (one token for each of the B sequences)
-  std::uint64_t bytes = 0; // cache bytes read per step
-  std::uint64_t flops = 0;
-  double checksum = 0;     // Σ out[i]·(1 + i mod 97) over the outputs: the work cannot be optimized away
-  std::string kernel;      // the kernel that ran: "avx512", "avx2" (AVX2 + FMA) or "portable"
-};
 // Automatic: the AVX-512 kernel when this CPU has AVX-512F, AVX2 and FMA (x86-64, GCC/clang), else
 // the AVX2 + FMA one when it has both, else the portable one. Avx512, Avx2: that kernel where the
 // CPU has it (so that each stays tested on a machine that has a faster one), else the next one down.
@@ -68,10 +39,84 @@ enum class DecodeKernel { Automatic, Avx512, Avx2, Portable };
 // Portable: always true). decode_kernel_name: the name bench_decode_variant reports for it.
 bool decode_kernel_available(DecodeKernel kernel);
 std::string decode_kernel_name(DecodeKernel kernel);
+// One decode step of a variant, set up once (its cache allocated on huge pages and filled, the
+// queries drawn) and run as often as the caller asks: the timers and the rounds that interleave
+// the variants are the bench layer's (src/bench); this layer only computes.
 // bytes_per_number: 4 (float32) or 2 (bf16 storage, float32 arithmetic).
-DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
-                                       std::size_t min_reps, double min_seconds,
-                                       DecodeKernel kernel = DecodeKernel::Automatic);
+class DecodeStep {
+ public:
+  DecodeStep(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number,
+             DecodeKernel kernel = DecodeKernel::Automatic);
+  ~DecodeStep();
+  DecodeStep(DecodeStep&&) noexcept;
+  DecodeStep& operator=(DecodeStep&&) noexcept;
+  // One step (one token for each of the B sequences); returns Σ out[i]·(1 + i mod 97) over the
+  // outputs, so the work cannot be optimized away.
+  double run() { return state_->run(); }
+  std::uint64_t bytes() const { return bytes_; }  // cache bytes read per step
+  std::uint64_t flops() const { return flops_; }
+  const std::string& kernel() const { return kernel_; }  // "avx512", "avx2" or "portable"
+
+  struct State {
+    virtual ~State() = default;
+    virtual double run() = 0;
+  };
+
+ private:
+  std::unique_ptr<State> state_;
+  std::uint64_t bytes_ = 0, flops_ = 0;
+  std::string kernel_;
+};
+
+// The compute peak of the kernel the scores use (4 query rows against two key rows, fused
+// multiply-adds), over rows of `width` floats that stay in L1, `reps` passes on every thread.
+class ComputeLoop {
+ public:
+  ComputeLoop(std::size_t width, std::size_t reps, DecodeKernel kernel = DecodeKernel::Automatic);
+  ~ComputeLoop();
+  double run() { return state_->run(); }
+  std::uint64_t flops() const { return flops_; }  // per run
+  const std::string& kernel() const { return kernel_; }
+
+  struct State {
+    virtual ~State() = default;
+    virtual double run() = 0;
+  };
+
+ private:
+  std::unique_ptr<State> state_;
+  std::uint64_t flops_ = 0;
+  std::string kernel_;
+};
+
+// STREAM-like kernels over arrays of `floats` numbers (rounded down to a multiple of 16), split
+// across every thread: read (a sum of the array: 4 streams a thread, prefetched 2 KiB ahead) and
+// triad (a = b + 3·c: 3 arrays moved, 2 read and 1 written).
+class StreamRead {
+ public:
+  explicit StreamRead(std::size_t floats);
+  ~StreamRead();
+  double run();
+  std::uint64_t bytes() const { return n_ * sizeof(float); }
+
+ private:
+  std::size_t n_;
+  std::shared_ptr<void> data_;
+  const float* array_ = nullptr;
+};
+class StreamTriad {
+ public:
+  explicit StreamTriad(std::size_t floats);
+  ~StreamTriad();
+  double run();
+  std::uint64_t array_bytes() const { return n_ * sizeof(float); }
+
+ private:
+  std::size_t n_;
+  std::shared_ptr<void> data_;
+  float *a_ = nullptr;
+  const float *b_ = nullptr, *c_ = nullptr;
+};
 
 // The same decode step computed the plain way, in double, over the very numbers the benchmark
 // stores (keys, values, queries): its checksum (Σ out[i]·(1 + i mod 97)) and Σ |out[i]|·(1 + i mod 97),

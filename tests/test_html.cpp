@@ -106,7 +106,11 @@ TEST_CASE("html: render reproduces a lesson's page byte for byte and its termina
 }
 
 TEST_CASE("html: bad traces and unwritable paths get one exit-2 line and leave no file", "[html]") {
-  std::string dir = std::filesystem::temp_directory_path().string();
+  // A private folder: a count of dot-files in /tmp itself would race with the temporaries of
+  // tests running beside this one (ctest -j). `sub` is a folder given as an output file: its
+  // temporary would go beside it, in `dir`.
+  std::string dir = tmp_path("html_bad_dir"), sub = dir + "/sub";
+  std::filesystem::create_directories(sub);
   std::string trace = tmp_path("good.json"), out = tmp_path("out.html");
   REQUIRE(run_cli("lesson attention --json '" + trace + "'").code == 0);
   std::string good = slurp(trace);
@@ -152,7 +156,7 @@ TEST_CASE("html: bad traces and unwritable paths get one exit-2 line and leave n
   // an unwritable path: one line naming the flag, and no temporary left behind
   std::size_t before = files_starting(dir, ".");
   for (const std::string& cmd : {"render '" + trace + "' --html /nonexistent/dir/page.html", std::string("lesson mha --html /nonexistent/p.html"),
-                                 "lesson mha --html '" + dir + "'", std::string("params --model gpt2 --html /nonexistent/p.html")}) {
+                                 "lesson mha --html '" + sub + "'", std::string("params --model gpt2 --html /nonexistent/p.html")}) {
     CliResult r = run_cli(cmd);
     INFO(cmd);
     CHECK(r.code == 2);
@@ -160,7 +164,9 @@ TEST_CASE("html: bad traces and unwritable paths get one exit-2 line and leave n
     CHECK(r.err.find("--html") != std::string::npos);
   }
   CHECK(files_starting(dir, ".") == before);
+  CHECK(before == 0);
   for (const std::string& f : {trace, bad}) std::filesystem::remove(f);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("html: a 768-wide, 12-head, 16-token run is summarised to under 5 MB", "[html]") {

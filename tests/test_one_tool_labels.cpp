@@ -106,3 +106,12 @@ TEST_CASE("a derived d_model is announced in the header, so --step keeps it, in 
   CliResult zh = run_cli("lesson mha --heads 12 --step 3 --lang zh --color never");
   CHECK(zh.out.find("d_model 24") < zh.out.find("3/9"));
 }
+
+TEST_CASE("train --help shows its defaults, as every lesson's help does", "[one-tool][help]") {
+  CliResult r = run_cli("train --help --lang en");
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "--steps INT=4000"));
+  CHECK(has(r.out, "--batch INT=64"));
+  CHECK(has(r.out, "--lr FLOAT=0.001"));
+  CHECK(has(r.out, "--task TEXT=induction"));
+}

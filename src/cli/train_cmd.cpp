@@ -643,6 +643,7 @@ void setup_train(CLI::App& root) {
   auto o = std::make_shared<TrainOptions>();
   const Text& t = text();
   CLI::App* sub = root.add_subcommand("train", t("train.description"));
+  sub->option_defaults()->always_capture_default();  // --help shows each default, as a lesson's does
   sub->add_option("--task", o->task, t("train.opt.task"));
   sub->add_option("--layers", o->layers, t("train.opt.layers"));
   sub->add_option("--heads", o->heads, t("train.opt.heads"));

@@ -49,6 +49,13 @@ nlohmann::json golden() {
   return nlohmann::json::parse(in)["tiny-mla"];
 }
 
+// A value recorded by some step of a JSON trace, or -1 if no step has it.
+double step_value(const nlohmann::json& trace, const char* name) {
+  for (const auto& step : trace["steps"])
+    if (step["values"].contains(name)) return step["values"][name].get<double>();
+  return -1;
+}
+
 // A copy of tiny-mla whose config.json has `patch` merged in (null removes a key).
 std::string with_config(const TempDir& d, const nlohmann::json& patch) {
   fs::copy_file(fixture("tiny-mla/model.safetensors"), d.path + "/model.safetensors");
@@ -162,11 +169,7 @@ TEST_CASE("a trained MLA model: train --save, then lesson mla --weights absorbs 
   CliResult l = run_cli("lesson mla --weights '" + save + "' --text 'the king said' --layer 1 --json -");
   REQUIRE(l.code == 0);
   const nlohmann::json j = nlohmann::json::parse(l.out);
-  double scores = -1, output = -1;
-  for (const auto& step : j["steps"]) {
-    if (step["values"].contains("absorb_scores_diff")) scores = step["values"]["absorb_scores_diff"].get<double>();
-    if (step["values"].contains("absorb_output_diff")) output = step["values"]["absorb_output_diff"].get<double>();
-  }
+  const double scores = step_value(j, "absorb_scores_diff"), output = step_value(j, "absorb_output_diff");
   CHECK(scores >= 0);
   CHECK(scores <= 1e-12);
   CHECK(output >= 0);
@@ -240,11 +243,7 @@ TEST_CASE("lesson mla --weights mla-en: the shipped trained MLA absorbs to 1e-12
     REQUIRE(r.code == 0);
     const nlohmann::json j = nlohmann::json::parse(r.out);
     CHECK(j["config"]["weights"] == "mla-en");
-    double scores = -1, output = -1;
-    for (const auto& step : j["steps"]) {
-      if (step["values"].contains("absorb_scores_diff")) scores = step["values"]["absorb_scores_diff"].get<double>();
-      if (step["values"].contains("absorb_output_diff")) output = step["values"]["absorb_output_diff"].get<double>();
-    }
+    const double scores = step_value(j, "absorb_scores_diff"), output = step_value(j, "absorb_output_diff");
     CHECK(scores >= 0);
     CHECK(scores <= 1e-12);
     CHECK(output >= 0);

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "input_file.h"
 #include "json_input.h"
+#include "llama.h"
 #include "rope.h"
 
 namespace attn {
@@ -157,23 +158,7 @@ MlaLayerPass MlaModel::run_layer(const MlaLayerWeights& w, const Tensor& x) cons
   return p;
 }
 
-Tensor MlaModel::logits(const Tensor& x) const {
-  const std::size_t D = m_.d, V = m_.vocab, T = x.dim(0);
-  const ActivationSite at{ck_.folder(), m_.l};
-  RmsNormPass norm = rmsnorm(x, ck_.read("model.norm.weight", {D}), rms_eps_);
-  require_finite_norm(norm, at, "final_norm");
-  const std::string head = ck_.has("lm_head.weight") ? "lm_head.weight" : "model.embed_tokens.weight";
-  Tensor out({T, V});
-  constexpr std::size_t kBlock = 4096;
-  for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
-    const std::size_t n = std::min(kBlock, V - v0);
-    Tensor part = matmul_bt(norm.out, ck_.read_rows(head, {V, D}, v0, n));  // (T, n)
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t k = 0; k < n; ++k) out(t, v0 + k) = part(t, k);
-  }
-  require_finite_activation(out, at, "logits");
-  return out;
-}
+Tensor MlaModel::logits(const Tensor& x) const { return rms_head_logits(ck_, m_, rms_eps_, x); }
 
 MlaRun mla_forward(const MlaModel& model, const std::vector<std::int64_t>& ids, bool with_logits) {
   MlaRun r;

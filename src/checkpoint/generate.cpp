@@ -14,6 +14,27 @@
 
 namespace attn {
 
+namespace {
+
+// The rest of a Llama-style block once attention has run on the new rows: x_mid = x + attn_out,
+// then x_mid + SwiGLU(rms(x_mid)), every activation checked as in the full forward. (n, D).
+Tensor attention_then_swiglu(const Tensor& x, const Tensor& attn_out, const Tensor& mlp_norm, const Tensor& W_gate,
+                             const Tensor& W_up, const Tensor& W_down, double eps, const ActivationSite& at) {
+  require_finite_activation(attn_out, at, "attn_out");
+  Tensor mid = add(x, attn_out);
+  require_finite_activation(mid, at, "resid_mid");
+  RmsNormPass n2 = rmsnorm(mid, mlp_norm, eps);
+  require_finite_norm(n2, at, "norm2");
+  SwigluPass f = swiglu_forward(n2.out, W_gate, W_up, W_down);
+  require_finite_activation(f.hidden, at, "mlp_hidden");
+  require_finite_activation(f.y, at, "mlp_out");
+  Tensor out = add(mid, f.y);
+  require_finite_activation(out, at, "block_out");
+  return out;
+}
+
+}  // namespace
+
 Tensor append_tokens(const Tensor& cache, const Tensor& rows) {
   if (cache.numel() == 0) return rows;
   std::size_t G = rows.dim(0), t = cache.dim(1), n = rows.dim(1), Dh = rows.dim(2);
@@ -102,16 +123,7 @@ Tensor llama_extend(const LlamaModel& model, const std::vector<std::int64_t>& id
     Tensor q_rot = apply_rope_half(split_heads(q, H), model.inv_freq(), t0);                 // (H, n, Dh)
     Tensor heads = cached_attention(q_rot, cache.K[i], cache.V[i], t0, &at);                 // (H, n, Dh)
     Tensor out = add_bias(matmul(merge_heads(heads), w.W_O), w.b_O);                         // (n, D)
-    require_finite_activation(out, at, "attn_out");
-    x = add(x, out);
-    require_finite_activation(x, at, "resid_mid");
-    RmsNormPass n2 = rmsnorm(x, w.mlp_norm, eps);
-    require_finite_norm(n2, at, "norm2");
-    SwigluPass f = swiglu_forward(n2.out, w.W_gate, w.W_up, w.W_down);
-    require_finite_activation(f.hidden, at, "mlp_hidden");
-    require_finite_activation(f.y, at, "mlp_out");
-    x = add(x, f.y);
-    require_finite_activation(x, at, "block_out");
+    x = attention_then_swiglu(x, out, w.mlp_norm, w.W_gate, w.W_up, w.W_down, eps, at);
   }
   return model.logits(x);  // (n, V), checked
 }
@@ -177,16 +189,7 @@ Tensor mla_extend(const MlaModel& model, const std::vector<std::int64_t>& ids, K
       heads.push_back(matmul(context, col_block(w.W_UV, h, Dh)));     // (n, Dh)
     }
     Tensor out = matmul(concat_cols(heads), w.W_O);                   // (n, D)
-    require_finite_activation(out, at, "attn_out");
-    x = add(x, out);
-    require_finite_activation(x, at, "resid_mid");
-    RmsNormPass n2 = rmsnorm(x, lw.mlp_norm, model.rms_eps());
-    require_finite_norm(n2, at, "norm2");
-    SwigluPass f = swiglu_forward(n2.out, lw.W_gate, lw.W_up, lw.W_down);
-    require_finite_activation(f.hidden, at, "mlp_hidden");
-    require_finite_activation(f.y, at, "mlp_out");
-    x = add(x, f.y);
-    require_finite_activation(x, at, "block_out");
+    x = attention_then_swiglu(x, out, lw.mlp_norm, lw.W_gate, lw.W_up, lw.W_down, model.rms_eps(), at);
   }
   return model.logits(x);  // (n, V), checked
 }

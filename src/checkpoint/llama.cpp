@@ -206,25 +206,27 @@ LlamaLayerPass LlamaModel::run_layer(const LlamaLayerWeights& w, const Tensor& x
   return p;
 }
 
-Tensor LlamaModel::logits(const Tensor& x) const {
-  std::size_t D = m_.d, V = m_.vocab, T = x.dim(0);
-  const ActivationSite at{ck_.folder(), m_.l};
-  RmsNormPass norm = rmsnorm(x, ck_.read("model.norm.weight", {D}), s_.rms_eps);
+Tensor rms_head_logits(const Checkpoint& ck, const ModelConfig& m, double eps, const Tensor& x) {
+  std::size_t D = m.d, V = m.vocab, T = x.dim(0);
+  const ActivationSite at{ck.folder(), m.l};
+  RmsNormPass norm = rmsnorm(x, ck.read("model.norm.weight", {D}), eps);
   require_finite_norm(norm, at, "final_norm");
   const Tensor& f = norm.out;  // (T, D)
-  std::string head = ck_.has("lm_head.weight") ? "lm_head.weight" : "model.embed_tokens.weight";
+  std::string head = ck.has("lm_head.weight") ? "lm_head.weight" : "model.embed_tokens.weight";
   Tensor out({T, V});
   constexpr std::size_t kBlock = 4096;
   for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
     std::size_t n = std::min(kBlock, V - v0);
-    Tensor rows = ck_.read_rows(head, {V, D}, v0, n);  // (n, D)
-    Tensor part = matmul_bt(f, rows);                   // (T, n)
+    Tensor rows = ck.read_rows(head, {V, D}, v0, n);  // (n, D)
+    Tensor part = matmul_bt(f, rows);                  // (T, n)
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t j = 0; j < n; ++j) out(t, v0 + j) = part(t, j);
   }
   require_finite_activation(out, at, "logits");
   return out;
 }
+
+Tensor LlamaModel::logits(const Tensor& x) const { return rms_head_logits(ck_, m_, s_.rms_eps, x); }
 
 LlamaRun llama_forward(const LlamaModel& model, const std::vector<std::int64_t>& ids, bool with_logits) {
   LlamaRun r;

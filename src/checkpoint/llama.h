@@ -86,6 +86,11 @@ class LlamaModel {
   Tensor inv_freq_;
 };
 
+// The logits of an RMSNorm-final model with Hugging Face names: rms(x) with model.norm.weight, times
+// lm_head.weight (or the tied model.embed_tokens.weight) transposed, read 4,096 rows at a time:
+// x (T, D) -> (T, V), checked (the final norm and the logits, at layer L). LlamaModel and MlaModel.
+Tensor rms_head_logits(const Checkpoint& ck, const ModelConfig& m, double eps, const Tensor& x);
+
 // Whether a config.json's model_type is one LlamaModel runs.
 bool is_llama_family(const std::string& model_type);
 // The model_type of folder/config.json, or "" when it cannot be read as one (the model's own

@@ -19,6 +19,9 @@
 #include "trace.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_activation_overflow {
+
 using namespace attn;
 using namespace ckpt_test;
 
@@ -133,3 +136,5 @@ TEST_CASE("renderers draw a NaN as a gap and never cast it: heatmap ??, chart an
   std::string bars = bar_chart({{"a", 2.0, "two"}, {"b", nan, "none"}, {"c", 1.0, "one"}}, 8);
   CHECK(bars == "  a  ████████  two\n  b            none\n  c  ████      one\n");
 }
+
+}  // namespace file_test_activation_overflow

@@ -8,6 +8,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_bad_input {
+
 namespace {
 
 std::size_t lines_of(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
@@ -189,3 +192,5 @@ TEST_CASE("a huge --layers is arithmetic, not a loop", "[bad-input][kv-cache]") 
   CHECK(r.out.find("81,920,000,000,000") != std::string::npos);  // 2 · 32 · 128 · 1e10 elements per token
   rejects("params --d-model 4096 --heads 32 --layers 1000000000000", "parameter count overflows 64 bits");
 }
+
+}  // namespace file_test_bad_input

@@ -10,6 +10,9 @@
 #include "lesson.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_block {
+
 using namespace attn;
 
 TEST_CASE("block matches numpy at the default size", "[golden][block]") {
@@ -79,3 +82,5 @@ TEST_CASE("block on the command line", "[block][cli]") {
   CHECK(bad.out.empty());
   CHECK(bad.err.find("--activation") != std::string::npos);
 }
+
+}  // namespace file_test_block

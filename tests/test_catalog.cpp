@@ -15,6 +15,9 @@
 #include "catalog.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_catalog {
+
 using namespace attn;
 
 namespace {
@@ -489,3 +492,5 @@ TEST_CASE("a user catalog at the size limits is checked and used quickly", "[cat
   CHECK(used.code == 0);
   CHECK(used.out.size() > 1000000);
 }
+
+}  // namespace file_test_catalog

@@ -17,6 +17,9 @@
 #include "run_cli.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_char_tokenizer {
+
 using namespace attn;
 using namespace ckpt_test;
 
@@ -306,3 +309,5 @@ TEST_CASE("a checkpoint folder with a character tokenizer.json cuts --text into 
   CHECK(std::count(b.err.begin(), b.err.end(), '\n') == 1);
   CHECK(b.err.find(d.path + "/tokenizer.json: model.vocab") != std::string::npos);
 }
+
+}  // namespace file_test_char_tokenizer

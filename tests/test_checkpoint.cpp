@@ -21,6 +21,9 @@
 #include "safetensors.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_checkpoint {
+
 using namespace attn;
 using namespace ckpt_test;
 namespace fs = std::filesystem;
@@ -390,3 +393,5 @@ TEST_CASE("lesson mha on a real layer shows that layer's own attention", "[check
   CHECK(j["config"]["layer"] == 1);
   CHECK(run_cli("lesson mha --weights '" + fixture("tiny-gpt2") + "' --layer 2 --token-ids 1,2").code == 2);
 }
+
+}  // namespace file_test_checkpoint

@@ -20,6 +20,9 @@
 #include "run_cli.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_checkpoint_llama {
+
 using namespace attn;
 using namespace ckpt_test;
 namespace fs = std::filesystem;
@@ -403,3 +406,5 @@ TEST_CASE("params --weights on an attention-only checkpoint: no MLP, one norm a 
   CHECK(j["total"]["files"] == 37760);
   CHECK(j["agree"] == true);
 }
+
+}  // namespace file_test_checkpoint_llama

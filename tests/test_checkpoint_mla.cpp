@@ -22,6 +22,9 @@
 #include "usage_error.h"
 #include "variant_checkpoint.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_checkpoint_mla {
+
 using namespace attn;
 using namespace ckpt_test;
 namespace fs = std::filesystem;
@@ -252,3 +255,5 @@ TEST_CASE("lesson mla --weights mla-en: the shipped trained MLA absorbs to 1e-12
   }
   std::filesystem::remove_all("/tmp/attnlab_mla_cache_" + std::to_string(::getpid()));
 }
+
+}  // namespace file_test_checkpoint_mla

@@ -14,6 +14,9 @@
 #include "run_cli.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_checkpoint_tokenizer {
+
 using namespace attn;
 using namespace ckpt_test;
 namespace fs = std::filesystem;
@@ -101,3 +104,5 @@ TEST_CASE("attnlab heads --text tokenizes the learner's sentence", "[tokenizer][
   CHECK(zh.code == 0);
   CHECK(zh.out.find("首词元得分") != std::string::npos);
 }
+
+}  // namespace file_test_checkpoint_tokenizer

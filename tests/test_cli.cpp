@@ -7,6 +7,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_cli {
+
 namespace {
 
 std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
@@ -243,3 +246,5 @@ TEST_CASE("pseudo-locale: the calculators, list, --help and errors come through 
     CHECK_FALSE(found);
   }
 }
+
+}  // namespace file_test_cli

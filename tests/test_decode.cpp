@@ -13,6 +13,9 @@
 #include "random.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_decode {
+
 using namespace attn;
 
 namespace {
@@ -162,3 +165,5 @@ TEST_CASE("decode: the CLI in en and zh with JSON and bad input", "[decode][cli]
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+}  // namespace file_test_decode

@@ -21,6 +21,9 @@
 #include "roofline.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_decode_bench {
+
 using namespace attn;
 
 TEST_CASE("bench: cache bytes and FLOP per variant worked by hand", "[bench]") {
@@ -394,3 +397,5 @@ TEST_CASE("bench: the timers live in the bench layer, which the math layer does 
   CHECK(cs.str().find("attnlab_layer(attnlab_bench_layer src/bench)") != std::string::npos);
   CHECK(cs.str().find("target_link_libraries(attnlab_bench_layer PUBLIC attnlab_math)") != std::string::npos);
 }
+
+}  // namespace file_test_decode_bench

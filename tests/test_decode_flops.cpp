@@ -11,6 +11,9 @@
 #include "random.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_decode_flops {
+
 using namespace attn;
 
 TEST_CASE("flops: prefill multiply-adds of a small layer worked by hand", "[flops]") {
@@ -133,3 +136,5 @@ TEST_CASE("flops: layer_flops throws instead of wrapping", "[flops]") {
   CHECK_NOTHROW(prefill_flops(one, std::uint64_t{1} << 30));
   CHECK_THROWS_AS(prefill_flops(one, std::uint64_t{1} << 33), std::overflow_error);
 }
+
+}  // namespace file_test_decode_flops

@@ -13,6 +13,9 @@
 #include "decoder.h"
 #include "parallel.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_decoder {
+
 using namespace attn;
 using namespace attn::decoder;
 
@@ -115,3 +118,5 @@ TEST_CASE("variant configs that cannot be trained are named") {
   c.attention = Attention::Mha;
   CHECK(c.cache_per_token() == 2 * 4 * 16);
 }
+
+}  // namespace file_test_decoder

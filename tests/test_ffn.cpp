@@ -15,6 +15,9 @@
 #include "terminal.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_ffn {
+
 using namespace attn;
 
 namespace {
@@ -347,3 +350,5 @@ TEST_CASE("gelu and kv-memory read the chapter through src/models, in both langu
   zh.lang = Lang{"zh"};
   CHECK(std::get<std::string>(value_of(run("kv-memory", zh), "top_feature")) == "巴黎");
 }
+
+}  // namespace file_test_ffn

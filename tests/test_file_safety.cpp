@@ -16,6 +16,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_file_safety {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -223,3 +226,5 @@ TEST_CASE("file safety: a FIFO as a tokenizer file or the cache's refs/main is r
   r = run_cli("params --weights tiny", "HF_HUB_CACHE=" + (f / "hub") + " ");
   CHECK(r.code == 0);
 }
+
+}  // namespace file_test_file_safety

@@ -12,6 +12,9 @@
 #include "models.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_focus_numbers {
+
 using namespace attn;
 
 namespace {
@@ -250,3 +253,5 @@ TEST_CASE("new presets: GPT-3 175B (paper configuration) and Qwen3-30B-A3B, no g
   CHECK(has(run_cli("params --model qwen3-30b-a3b --lang en").out, "could not be checked"));
   CHECK(has(run_cli("params --model qwen3-30b-a3b --lang zh").out, "没能核对"));
 }
+
+}  // namespace file_test_focus_numbers

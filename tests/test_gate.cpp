@@ -13,6 +13,9 @@
 #include "row_stats.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_gate {
+
 using namespace attn;
 
 namespace {
@@ -157,3 +160,5 @@ TEST_CASE("spread_of: smallest, largest, mean", "[gate]") {
   CHECK(s.max == 2.0);
   CHECK(s.mean == 0.5);
 }
+
+}  // namespace file_test_gate

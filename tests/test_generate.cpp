@@ -11,6 +11,9 @@
 #include "generate.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_generate {
+
 using namespace attn;
 using namespace ckpt_test;
 
@@ -120,3 +123,5 @@ TEST_CASE("attnlab generate refuses bad input in one line", "[generate][cli]") {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+}  // namespace file_test_generate

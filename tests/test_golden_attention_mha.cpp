@@ -5,6 +5,9 @@
 #include "golden.h"
 #include "lesson.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_golden_attention_mha {
+
 using namespace attn;
 
 namespace {
@@ -40,3 +43,5 @@ TEST_CASE("mha matches numpy with 3 heads and a causal mask", "[golden][mha]") {
   c.causal = true;
   check_golden(run("mha", c), "mha_causal");
 }
+
+}  // namespace file_test_golden_attention_mha

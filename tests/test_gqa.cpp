@@ -13,6 +13,9 @@
 #include "random.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_gqa {
+
 using namespace attn;
 
 namespace {
@@ -247,3 +250,5 @@ TEST_CASE("gqa / mqa bad combinations exit 2 naming the flags", "[gqa][mqa][cli]
   expect_usage_error("lesson mqa --kv-heads 2", {"--kv-heads"});
   expect_usage_error("lesson mqa --heads 0", {"--heads"});
 }
+
+}  // namespace file_test_gqa

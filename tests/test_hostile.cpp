@@ -20,6 +20,9 @@
 #include "run_cli.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_hostile {
+
 namespace {
 
 std::size_t lines_of(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
@@ -381,3 +384,5 @@ TEST_CASE("the largest size a work refusal suggests has tensors that fit as well
     CHECK((n + 1) * 100000 > (1LL << 27));  // the tensor is what binds here: 1342
   }
 }
+
+}  // namespace file_test_hostile

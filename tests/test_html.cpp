@@ -11,6 +11,9 @@
 #include "html.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_html {
+
 namespace {
 
 std::string tmp_path(const std::string& name) {
@@ -222,3 +225,5 @@ TEST_CASE("html: every lesson's page in en and zh has its steps, one heatmap fig
       std::filesystem::remove(trace);
     }
 }
+
+}  // namespace file_test_html

@@ -14,6 +14,9 @@
 #include "trained_gpt.h"
 #include "trainer.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_induction {
+
 using namespace attn;
 
 namespace {
@@ -230,3 +233,5 @@ TEST_CASE("attnlab train reproduces the shipped repeat-half model's first 300 st
 TEST_CASE("attnlab train reproduces the shipped induction model's first 300 steps byte for byte", "[induction][slow]") {
   check_reproduces("induction", 300);
 }
+
+}  // namespace file_test_induction

@@ -6,6 +6,9 @@
 #include "models.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_kv_cache {
+
 using namespace attn;
 
 namespace {
@@ -102,3 +105,5 @@ TEST_CASE("sizes and dtypes", "[kv]") {
   CHECK_THAT(usage_error([] { kv_usage(load_preset("llama-3-8b"), u64{1} << 60, u64{1} << 20, bf16, 1); }),
              Catch::StartsWith("calc.err.overflow_mul"));
 }
+
+}  // namespace file_test_kv_cache

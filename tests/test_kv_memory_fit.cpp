@@ -11,6 +11,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_kv_memory_fit {
+
 // Llama 3 8B in 80 GiB at 4,096 tokens: weights 8,030,261,248 · 2 = 16,060,522,496 bytes, free
 // 85,899,345,920 − 16,060,522,496 = 69,838,823,424. One sequence's cache (32 layers, bf16):
 //   MHA 2·32·128 · 32 · 2 · 4096 = 2,147,483,648 -> 32 sequences
@@ -81,3 +84,5 @@ TEST_CASE("kv-cache --memory with --tp 2: per-GPU caches worked by hand", "[kv_m
   }
   CHECK(seen == 4);
 }
+
+}  // namespace file_test_kv_memory_fit

@@ -5,6 +5,9 @@
 #include "run_cli.h"
 #include "tradeoffs_study.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_lessons_tradeoffs {
+
 using namespace attn;
 
 TEST_CASE("lesson tradeoffs shows every variant's seeds and computes each verdict from them") {
@@ -50,3 +53,5 @@ TEST_CASE("lesson tradeoffs speaks Chinese and refuses a stray --variant") {
   CHECK(bad.code == 2);
   CHECK(bad.err.find("mla-32") != std::string::npos);
 }
+
+}  // namespace file_test_lessons_tradeoffs

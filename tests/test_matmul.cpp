@@ -21,6 +21,9 @@
 #include "tensor.h"
 #include "trace.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_matmul {
+
 using namespace attn;
 
 namespace {
@@ -387,3 +390,5 @@ TEST_CASE("the float32 matmul kernel equals the plain float loop bit for bit at 
   }
   CHECK(differs_from_double);
 }
+
+}  // namespace file_test_matmul

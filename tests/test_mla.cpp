@@ -16,6 +16,9 @@
 #include "rope.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_mla {
+
 using namespace attn;
 
 namespace {
@@ -247,3 +250,5 @@ TEST_CASE("mla bad combinations exit 2 naming the flag", "[mla][cli]") {
   expect_usage_error("lesson mla --kv-heads 2", "--kv-heads");
   expect_usage_error("lesson mla --heads 100000 --latent-dim 100000 --d-model 100000", "reduce");
 }
+
+}  // namespace file_test_mla

@@ -8,6 +8,9 @@
 #include "models.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_models {
+
 using namespace attn;
 
 namespace {
@@ -149,3 +152,5 @@ TEST_CASE("checked arithmetic never wraps", "[models]") {
         "KV-cache size overflows 64 bits (2 x 3); use smaller sizes");
   CHECK_THROWS_AS(add(~u64{0}, 1, "x"), UsageError);
 }
+
+}  // namespace file_test_models

@@ -8,6 +8,9 @@
 
 #include "nfc.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_nfc {
+
 using attn::nfc;
 
 TEST_CASE("NFC by hand: compose, reorder, exclusions, singletons, Hangul", "[nfc]") {
@@ -78,3 +81,5 @@ TEST_CASE("NFC agrees with Python's unicodedata on every golden case", "[nfc][go
   }
   CHECK(wrong == 0);
 }
+
+}  // namespace file_test_nfc

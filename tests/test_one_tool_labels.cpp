@@ -10,6 +10,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_one_tool_labels {
+
 namespace {
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }  // namespace
@@ -115,3 +118,5 @@ TEST_CASE("train --help shows its defaults, as every lesson's help does", "[one-
   CHECK(has(r.out, "--lr FLOAT=0.001"));
   CHECK(has(r.out, "--task TEXT=induction"));
 }
+
+}  // namespace file_test_one_tool_labels

@@ -15,6 +15,9 @@
 #include "checkpoint_files.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_output_convention {
+
 using ckpt_test::fixture;
 
 namespace {
@@ -188,3 +191,5 @@ TEST_CASE("output: --npz is declared before work like every output", "[output][n
   CHECK(both.code == 2);
   CHECK(both.err.find("--npz") != std::string::npos);
 }
+
+}  // namespace file_test_output_convention

@@ -5,6 +5,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_params_cli {
+
 namespace {
 std::string fixture(const std::string& name) { return std::string(ATTNLAB_TEST_DIR) + "/fixtures/configs/" + name; }
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
@@ -123,3 +126,5 @@ TEST_CASE("bad input: one line on stderr, nothing on stdout, exit 2", "[params_c
   }
   CHECK_THAT(run_cli("params --model gpt5").err, Catch::Contains("presets: deepseek-llm-67b, deepseek-v2"));
 }
+
+}  // namespace file_test_params_cli

@@ -14,6 +14,9 @@
 #include "run_cli.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_presets_conversation {
+
 using namespace attn;
 
 namespace {
@@ -343,3 +346,5 @@ TEST_CASE("claims never shown: Gemma and Llama 3 70B are presets, and kv-cache s
   CHECK(has(g.out, "4,096"));  // its local layers' window
   CHECK(has(run_cli("models --lang en").out, "gemma-2-9b"));
 }
+
+}  // namespace file_test_presets_conversation

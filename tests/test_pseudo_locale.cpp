@@ -15,6 +15,9 @@
 #include "locate.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_pseudo_locale {
+
 using namespace attn;
 
 namespace {
@@ -284,3 +287,5 @@ TEST_CASE("pseudo-locale: generate and lessons attention, block, kv-memory on a 
         "lesson kv-memory --weights " + l + " --token-ids 1,2"})
     check_no_leaks(args, allow);
 }
+
+}  // namespace file_test_pseudo_locale

@@ -9,6 +9,9 @@
 #include "qkv_ablation.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_qkv_roles {
+
 using namespace attn;
 
 namespace {
@@ -90,3 +93,5 @@ TEST_CASE("qkv-roles: the head contributions are the mha ones, summing to the ou
   CHECK(parts.shape == Shape{2, 4, 8});
   CHECK(max_abs_diff(sum_over_heads(parts), t.at("output").tensor) < 1e-15);
 }
+
+}  // namespace file_test_qkv_roles

@@ -7,6 +7,9 @@
 
 #include "random.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_random {
+
 using namespace attn;
 
 TEST_CASE("SplitMix64 reference values", "[random]") {
@@ -67,3 +70,5 @@ TEST_CASE("the batched sampler gives Box-Muller's numbers pair by pair, written 
     CHECK(differ == 0);
   }
 }
+
+}  // namespace file_test_random

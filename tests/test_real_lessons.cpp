@@ -12,6 +12,9 @@
 #include "gpt2.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_real_lessons {
+
 using namespace attn;
 using namespace ckpt_test;
 
@@ -156,3 +159,5 @@ TEST_CASE("lesson kv-memory --weights reads a real GPT-2 MLP as keys and values"
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
 }
+
+}  // namespace file_test_real_lessons

@@ -5,6 +5,9 @@
 #include "terminal.h"
 #include "text.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_render {
+
 using namespace attn;
 
 TEST_CASE("display width counts Chinese characters as two columns", "[render]") {
@@ -140,3 +143,5 @@ TEST_CASE("a config text holding a control character is recorded escaped, so tha
 TEST_CASE("an opening quote followed by a space stays with the next word", "[render]") {
   CHECK(wrap("一二三四“ abc", 12, "  ") == "  一二三四\n  “ abc\n");
 }
+
+}  // namespace file_test_render

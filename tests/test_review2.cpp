@@ -10,6 +10,9 @@
 #include "lesson.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_review2 {
+
 using namespace attn;
 
 namespace {
@@ -128,3 +131,5 @@ TEST_CASE("review2: mla's decode note gives the re-expansion cost as the table d
   CHECK(has(r.out, "228.5×"));
   CHECK(has(run_cli("lesson mla --lang zh --color never").out, "228.5 倍"));
 }
+
+}  // namespace file_test_review2

@@ -9,6 +9,9 @@
 #include "lesson.h"
 #include "lesson_args.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_seed_verdicts {
+
 using namespace attn;
 
 namespace {
@@ -118,3 +121,5 @@ TEST_CASE("claims never shown: Qwen3 uses GQA below 14B too, and came out in Apr
   CHECK(has(zh, "Qwen3 于 2025 年 4 月底发布"));
   CHECK(has(zh, "Qwen3 8B 有 32 个查询头共享 8 个 KV 头"));
 }
+
+}  // namespace file_test_seed_verdicts

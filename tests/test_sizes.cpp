@@ -25,6 +25,9 @@
 #include "run_cli.h"
 #include "trace_reader.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_sizes {
+
 #if defined(__SANITIZE_ADDRESS__)
 #define ATTNLAB_TEST_ASAN 1
 #elif defined(__has_feature)
@@ -184,3 +187,5 @@ TEST_CASE("sizes: a trace object with more keys than the reader allows is refuse
   CHECK(ok.seconds < 20.0);
   for (const std::string& f : {over, at, page}) std::remove(f.c_str());
 }
+
+}  // namespace file_test_sizes

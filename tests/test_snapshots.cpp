@@ -5,6 +5,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_snapshots {
+
 namespace {
 
 void check_snapshot(const std::string& name, const std::string& args) {
@@ -33,3 +36,5 @@ TEST_CASE("snapshot: the mla JSON trace, every number at full precision", "[snap
 TEST_CASE("snapshot: kv-cache for DeepSeek-V3", "[snapshot]") {
   check_snapshot("kv_cache_deepseek_v3", "kv-cache --model deepseek-v3 --seq-len 32768 --lang en");
 }
+
+}  // namespace file_test_snapshots

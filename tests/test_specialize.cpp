@@ -14,6 +14,9 @@
 #include "specialize_runs.h"
 #include "tasks.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_specialize {
+
 using namespace attn;
 
 namespace {
@@ -196,3 +199,5 @@ TEST_CASE("another --seed trains the real runs only with --retrain: the lessons 
     for (const std::string& n : s.notes) noted = noted || n == note;
   CHECK(noted);
 }
+
+}  // namespace file_test_specialize

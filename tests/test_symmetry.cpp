@@ -12,6 +12,9 @@
 #include "run_cli.h"
 #include "symmetry.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_symmetry {
+
 using namespace attn;
 
 namespace {
@@ -158,3 +161,5 @@ TEST_CASE("symmetry: usage errors are catalog messages naming the flag", "[symme
   CliResult r = run_cli("lesson symmetry --heads 1");
   CHECK(r.err.find(Text(Lang::En)("symmetry.err.heads_min", {{"flag", "--heads"}})) != std::string::npos);
 }
+
+}  // namespace file_test_symmetry

@@ -7,6 +7,9 @@
 #include "attention.h"
 #include "tensor.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_tensor {
+
 using namespace attn;
 using Catch::Matchers::WithinAbs;
 
@@ -128,3 +131,5 @@ TEST_CASE("checked sizes never wrap", "[tensor]") {
   CHECK(checked_numel({std::size_t{1} << 40, std::size_t{1} << 40}) == 0);
   CHECK_THROWS(Tensor({std::size_t{1} << 40, std::size_t{1} << 40}));
 }
+
+}  // namespace file_test_tensor

@@ -16,6 +16,9 @@
 #include "text_task.h"
 #include "trained_gpt.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_text_models {
+
 namespace {
 
 std::string shipped(const std::string& rel) { return slurp(std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/" + rel); }
@@ -213,3 +216,5 @@ TEST_CASE("text models: train --task text on a file saves a checkpoint the comma
   CHECK(e.err.find("--corpus") != std::string::npos);
   fs::remove_all(dir);
 }
+
+}  // namespace file_test_text_models

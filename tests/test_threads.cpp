@@ -5,6 +5,9 @@
 #include "lesson.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_threads {
+
 using namespace attn;
 
 namespace {
@@ -42,3 +45,5 @@ TEST_CASE("a --threads outside 1 to 1024 is refused by name", "[threads][cli]") 
     CHECK(r.err.find("--threads") != std::string::npos);
   }
 }
+
+}  // namespace file_test_threads

@@ -16,6 +16,9 @@
 #include "run_cli.h"
 #include "usage_error.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_tokenizer_json {
+
 using namespace attn;
 using namespace ckpt_test;
 namespace fs = std::filesystem;
@@ -220,3 +223,5 @@ TEST_CASE("the real-weights narration says where the tokens came from: --text or
     CHECK(ids.out.find("the token ids you gave (--token-ids)") != std::string::npos);
   }
 }
+
+}  // namespace file_test_tokenizer_json

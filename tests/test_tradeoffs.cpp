@@ -8,6 +8,9 @@
 #include "corpus.h"
 #include "tradeoffs_study.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_tradeoffs {
+
 using namespace attn;
 using namespace attn::train;
 
@@ -72,3 +75,5 @@ TEST_CASE("the trade-offs study reproduces the shipped results' first 50 steps b
   }
   CHECK(got.evals[2].loss < got.evals[0].loss - 0.5);  // it learned something in 50 steps
 }
+
+}  // namespace file_test_tradeoffs

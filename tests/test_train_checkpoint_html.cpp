@@ -12,6 +12,9 @@
 
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_train_checkpoint_html {
+
 namespace {
 
 const std::string kTiny = "train --layers 2 --heads 2 --d-model 8 --vocab 12 --seq-len 10 --batch 4 --steps 6";
@@ -98,3 +101,5 @@ TEST_CASE("train and heads write self-contained pages with --html", "[train][che
   CHECK(is_page(h));
   CHECK(h.out.find("lang=\"zh\"") != std::string::npos);
 }
+
+}  // namespace file_test_train_checkpoint_html

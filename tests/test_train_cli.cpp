@@ -15,6 +15,9 @@
 #include "run_cli.h"
 #include "trainer.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_train_cli {
+
 using namespace attn;
 
 namespace {
@@ -217,3 +220,5 @@ TEST_CASE("train --dtype: a bad value, or f32 with a variant, is one line on std
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+}  // namespace file_test_train_cli

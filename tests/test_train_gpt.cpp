@@ -22,6 +22,9 @@
 #include "tasks.h"
 #include "trainer.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_train_gpt {
+
 using namespace attn;
 using namespace attn::gpt;
 
@@ -553,3 +556,5 @@ TEST_CASE("float32 GELU: eight at a time (AVX2) gives the plain loop's bits, and
   }
   CHECK(worst < 4 * 1.1920928955078125e-07);
 }
+
+}  // namespace file_test_train_gpt

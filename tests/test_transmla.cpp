@@ -15,6 +15,9 @@
 #include "svd.h"
 #include "transmla.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_transmla {
+
 using namespace attn;
 
 namespace {
@@ -171,3 +174,5 @@ TEST_CASE("transmla: the CLI in en and zh with JSON, steps and bad input", "[tra
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+}  // namespace file_test_transmla

@@ -13,6 +13,9 @@
 #include "run_cli.h"
 #include "tensor.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_truth {
+
 using namespace attn;
 
 namespace {
@@ -279,3 +282,5 @@ TEST_CASE("induction step ablation: single heads, the previous-token head, --abl
   CHECK(run_cli("lesson induction --ablate 2.0").code == 2);
   CHECK(run_cli("lesson induction --ablate ,").code == 2);
 }
+
+}  // namespace file_test_truth

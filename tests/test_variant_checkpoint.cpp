@@ -13,6 +13,9 @@
 #include "safetensors_writer.h"
 #include "variant_checkpoint.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_variant_checkpoint {
+
 using namespace attn;
 
 namespace {
@@ -69,3 +72,5 @@ TEST_CASE("train --attention refuses what it cannot train or save, with exit 2")
   CHECK(r.code == 2);
   CHECK(r.out.empty());
 }
+
+}  // namespace file_test_variant_checkpoint

@@ -9,6 +9,9 @@
 #include "run_cli.h"
 #include "tensor.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_wording {
+
 using namespace attn;
 
 TEST_CASE("gelu zh: 'of the 6 printed values, 3 are right' in that order", "[wording][gelu]") {
@@ -73,3 +76,5 @@ TEST_CASE("mla step 9: RoPE can rotate the compressed keys, what fails is absorp
   attn::Text zh(attn::Lang{"zh"});
   CHECK(zh("mla.rope_on_latent.title").find("不能旋转") == std::string::npos);
 }
+
+}  // namespace file_test_wording

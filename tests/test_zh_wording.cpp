@@ -9,6 +9,9 @@
 #include "lesson_args.h"
 #include "run_cli.h"
 
+// Everything in this file lives in its own namespace: the tests are compiled as unity batches.
+namespace file_test_zh_wording {
+
 using namespace attn;
 
 namespace {
@@ -92,3 +95,5 @@ TEST_CASE("zh: an HTML chart's legend gives each series' meaning in the run's la
   CHECK(has(html, "<code>curve_gelu</code><span>GELU 精确</span>"));
   CHECK(has(html, "<code>curve_silu</code><span>SiLU</span>"));
 }
+
+}  // namespace file_test_zh_wording

@@ -48,6 +48,20 @@ std::size_t tokens_within(std::size_t layers, std::size_t heads, std::size_t cou
   return T;
 }
 
+std::size_t checkpoint_layer(const std::optional<std::int64_t>& flag, std::size_t layers) {
+  const std::int64_t n = flag.value_or(1);
+  if (n < 1 || static_cast<std::uint64_t>(n) > layers)
+    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", n}, {"layers", layers}});
+  return static_cast<std::size_t>(n - 1);
+}
+
+std::size_t checkpoint_head(const std::optional<std::int64_t>& flag, std::size_t heads) {
+  const std::int64_t n = flag.value_or(1);
+  if (n < 1 || static_cast<std::uint64_t>(n) > heads)
+    throw UsageError("checkpoint.err.head", {{"flag", "--head"}, {"value", n}, {"heads", heads}});
+  return static_cast<std::size_t>(n - 1);
+}
+
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
                           const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla) {
   if (text && token_ids) throw UsageError("checkpoint.err.text_and_ids", {});

@@ -45,6 +45,12 @@ std::vector<Tensor> real_attention(const RealInput& in, const std::vector<std::i
 // allow_mla: the caller runs MLA checkpoints too (heads, generate, lesson mla); others refuse one.
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
                           const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla = false);
+// --layer N and --head N count from 1, as everything attnlab prints does (the chapter's way);
+// the tensor names count from 0, so layer 1 holds h.0.… (model.layers.0.…). Returns the tensor
+// index N − 1 (0 when the flag is not given); N outside 1 … count is refused (exit 2, naming the flag).
+std::size_t checkpoint_layer(const std::optional<std::int64_t>& flag, std::size_t layers);
+std::size_t checkpoint_head(const std::optional<std::int64_t>& flag, std::size_t heads);
+
 // The largest T whose `count` tensors of (T, T) per head per layer stay under `budget` numbers.
 std::size_t tokens_within(std::size_t layers, std::size_t heads, std::size_t count, std::size_t budget);
 

@@ -56,8 +56,8 @@ TEST_CASE("huge finite F64 weights: lessons, heads and generate refuse the overf
   TempDir scores("overflow_scores");
   huge_copy("tiny-gpt2", scores.path, [](const std::string& n) { return n == "transformer.h.1.attn.c_attn.weight"; }, 1e200);
   const std::string ids = " --token-ids 1,2,3 --lang en";
-  for (const std::string& args : {"lesson attention --weights " + scores.path + " --layer 1" + ids,
-                                   "lesson mha --weights " + scores.path + " --layer 1" + ids,
+  for (const std::string& args : {"lesson attention --weights " + scores.path + " --layer 2" + ids,
+                                   "lesson mha --weights " + scores.path + " --layer 2" + ids,
                                    "heads --weights " + scores.path + ids,
                                    "generate --weights " + scores.path + ids + " --tokens 2"}) {
     CliResult r = run_cli(args);
@@ -65,13 +65,13 @@ TEST_CASE("huge finite F64 weights: lessons, heads and generate refuse the overf
     CHECK(r.code == 2);
     CHECK(r.out.empty());
     CHECK(lines(r.err) == 1);
-    CHECK(r.err.find(scores.path + ": a NaN or an infinity in layer 1 (counting from 0), the attention scores") != std::string::npos);
+    CHECK(r.err.find(scores.path + ": a NaN or an infinity in layer 2 (L1), the attention scores") != std::string::npos);
   }
   // The layer below is untouched: it still runs.
-  CHECK(run_cli("lesson attention --weights " + scores.path + " --layer 0" + ids).code == 0);
+  CHECK(run_cli("lesson attention --weights " + scores.path + " --layer 1" + ids).code == 0);
   CliResult zh = run_cli("heads --weights " + scores.path + " --token-ids 1,2,3 --lang zh");
   CHECK(zh.code == 2);
-  CHECK(zh.err.find("第 1 层（从 0 数起）的注意力分数") != std::string::npos);
+  CHECK(zh.err.find("第 2 层（L1）的注意力分数") != std::string::npos);
 
   // Every weight × 1e200: the first norm's variance overflows (1/√var would be 0, every output β).
   TempDir all("overflow_all");
@@ -86,7 +86,7 @@ TEST_CASE("huge finite F64 weights: lessons, heads and generate refuse the overf
       CHECK(r.code == 2);
       CHECK(r.out.empty());
       CHECK(lines(r.err) == 1);
-      CHECK(r.err.find(w + ": a NaN or an infinity in layer 0 (counting from 0), the norm before attention") != std::string::npos);
+      CHECK(r.err.find(w + ": a NaN or an infinity in layer 1 (L0), the norm before attention") != std::string::npos);
     }
   // A Llama whose final norm and output head are huge: every layer runs, then the logits overflow.
   TempDir head("overflow_head");
@@ -103,7 +103,7 @@ TEST_CASE("an activation check names the tensor, skips what a causal mask hides 
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const ActivationSite at{"ck", 3};
   CHECK(usage_error([&] { require_finite_activation(Tensor({2}, {1.0, nan}), at, "q"); }) ==
-        "checkpoint.err.activation_not_finite folder=ck layer=3 tensor=q");
+        "checkpoint.err.activation_not_finite folder=ck layer=4 l0=3 tensor=q");
   CHECK(usage_error([&] { require_finite_activation(Tensor({2}, {1.0, -inf}), at, "v"); }) != "no error");
   CHECK(usage_error([&] { require_finite_activation(Tensor({2}, {1.0, 2.0}), at, "v"); }) == "no error");
   // (2, 2) scores: the entry above the diagonal is masked, so its infinity is no error; (1, 3): one

@@ -374,7 +374,7 @@ TEST_CASE("lesson mha on a real layer shows that layer's own attention", "[check
   nlohmann::json g = golden();
   std::string ids;
   for (auto id : g["token_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
-  CliResult r = run_cli("lesson mha --weights '" + fixture("tiny-gpt2-sharded") + "' --layer 1 --token-ids " + ids + " --json -");
+  CliResult r = run_cli("lesson mha --weights '" + fixture("tiny-gpt2-sharded") + "' --layer 2 --token-ids " + ids + " --json -");
   REQUIRE(r.code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   const auto& w = j["tensors"]["weights"];
@@ -390,8 +390,8 @@ TEST_CASE("lesson mha on a real layer shows that layer's own attention", "[check
   CHECK(values.at("head1_check") < 1e-12);  // b_Q included
   CHECK(values.at("sum_check") < 1e-12);    // b_O included
   CHECK(j["config"]["causal"] == true);  // GPT-2 is causal without --causal
-  CHECK(j["config"]["layer"] == 1);
-  CHECK(run_cli("lesson mha --weights '" + fixture("tiny-gpt2") + "' --layer 2 --token-ids 1,2").code == 2);
+  CHECK(j["config"]["layer"] == 2);  // --layer 2 is h.1.…: counting from 1
+  CHECK(run_cli("lesson mha --weights '" + fixture("tiny-gpt2") + "' --layer 3 --token-ids 1,2").code == 2);
 }
 
 }  // namespace file_test_checkpoint

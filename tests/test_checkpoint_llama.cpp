@@ -200,23 +200,23 @@ TEST_CASE("heads, lesson mha and lesson gqa run on a Llama-family checkpoint", "
   CHECK(!j["scores"]["induction"].is_null());
 
   // lesson mha: the real layer's weights (rotated scores), in English and Chinese
-  CliResult m = run_cli("lesson mha --weights '" + q + "' --layer 1 --token-ids 3,39,11,3,39,20,8,0,15 --json -");
+  CliResult m = run_cli("lesson mha --weights '" + q + "' --layer 2 --token-ids 3,39,11,3,39,20,8,0,15 --json -");
   REQUIRE(m.code == 0);
   nlohmann::json mt = nlohmann::json::parse(m.out);
   std::string dump = mt.dump();
   CHECK(dump.find("\"rope\"") != std::string::npos);
-  CliResult mz = run_cli("lesson mha --weights '" + q + "' --layer 1 --token-ids 3,39,11 --lang zh");
+  CliResult mz = run_cli("lesson mha --weights '" + q + "' --layer 2 --token-ids 3,39,11 --lang zh");
   CHECK(mz.code == 0);
   CHECK(mz.out.find("按位置旋转每个头的查询和键") != std::string::npos);
 
   // lesson gqa: the real group map, the equivalence with copied weights, the model's cache
-  CliResult k = run_cli("lesson gqa --weights '" + w + "' --layer 2 --token-ids 1,7,30,7,12,47,0,30,7,12,5 --lang en");
+  CliResult k = run_cli("lesson gqa --weights '" + w + "' --layer 3 --token-ids 1,7,30,7,12,47,0,30,7,12,5 --lang en");
   REQUIRE(k.code == 0);
   CHECK(k.err.empty());
   CHECK(k.out.find("4 query heads share 2 key/value heads") != std::string::npos);
   CHECK(k.out.find("max |GQA − MHA on copied weights|       = 0") != std::string::npos);
   CHECK(k.out.find("numbers cached per token, all layers = 48") != std::string::npos);  // 3 layers · 2 · 2 · 4
-  CliResult kz = run_cli("lesson gqa --weights '" + q + "' --layer 0 --token-ids 3,39,11 --lang zh");
+  CliResult kz = run_cli("lesson gqa --weights '" + q + "' --layer 1 --token-ids 3,39,11 --lang zh");
   CHECK(kz.code == 0);
   CHECK(kz.out.find("查询头共享 2 个键值头：每组 3 个查询头") != std::string::npos);
 }
@@ -226,7 +226,7 @@ TEST_CASE("the gqa lesson's weights on a real layer are the forward's", "[checkp
   nlohmann::json g = golden("tiny-llama");
   std::string ids;
   for (auto id : g["token_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
-  CliResult k = run_cli("lesson gqa --weights '" + w + "' --layer 1 --token-ids " + ids + " --json -");
+  CliResult k = run_cli("lesson gqa --weights '" + w + "' --layer 2 --token-ids " + ids + " --json -");
   REQUIRE(k.code == 0);
   nlohmann::json t = nlohmann::json::parse(k.out);
   REQUIRE(t["tensors"].contains("weights"));
@@ -249,13 +249,13 @@ TEST_CASE("lesson gqa --weights refuses bad input in one line", "[checkpoint][ll
   std::vector<Case> cases = {
       {"lesson gqa --weights '" + fixture("tiny-gpt2") + "' --token-ids 1,2", "lesson mha --weights"},
       {"lesson gqa --weights '" + w + "' --token-ids 1,2 --kv-heads 1", "--kv-heads"},
-      {"lesson gqa --weights '" + w + "' --token-ids 1,2 --layer 3", "--layer"},
+      {"lesson gqa --weights '" + w + "' --token-ids 1,2 --layer 4", "--layer"},
       {"lesson gqa --weights '" + w + "' --token-ids 1,48", "48"},
       {"lesson gqa --weights '" + w + "' --text hello", "--token-ids"},
-      {"lesson gqa --layer 1", "--weights"},
+      {"lesson gqa --layer 2", "--weights"},
       {"lesson gqa --token-ids 1,2", "--weights"},
       {"lesson mqa --weights '" + w + "' --token-ids 1,2", "--weights"},
-      {"lesson mha --weights '" + w + "' --token-ids 1,2 --layer -1", "--layer"},
+      {"lesson mha --weights '" + w + "' --token-ids 1,2 --layer 0", "--layer"},
   };
   for (const Case& c : cases) {
     CliResult r = run_cli(c.args + " --lang en");
@@ -309,7 +309,7 @@ TEST_CASE("params --weights counts a checkpoint's tensors from its headers besid
 
 TEST_CASE("lesson swiglu --weights runs the real layer's MLP on the last token", "[checkpoint][llama][cli]") {
   std::string w = fixture("tiny-llama");
-  CliResult r = run_cli("lesson swiglu --weights '" + w + "' --layer 1 --token-ids 1,7,30,7,12 --json -");
+  CliResult r = run_cli("lesson swiglu --weights '" + w + "' --layer 2 --token-ids 1,7,30,7,12 --json -");
   REQUIRE(r.code == 0);
   nlohmann::json t = nlohmann::json::parse(r.out);
   CHECK(t["tensors"]["W_gate"]["shape"] == nlohmann::json::array({12, 20}));
@@ -333,7 +333,7 @@ TEST_CASE("lesson swiglu --weights runs the real layer's MLP on the last token",
   CHECK(zh.code == 0);
   CHECK(zh.out.find("以 (out, in) 存储") != std::string::npos);
   for (const std::string& bad : std::vector<std::string>{"lesson swiglu --weights '" + fixture("tiny-gpt2") + "' --token-ids 1,2",
-                                 "lesson swiglu --weights '" + w + "' --token-ids 1,2 --d-ff 8", "lesson swiglu --layer 1"}) {
+                                 "lesson swiglu --weights '" + w + "' --token-ids 1,2 --d-ff 8", "lesson swiglu --layer 2"}) {
     CliResult e = run_cli(bad + " --lang en");
     INFO(bad << "\n" << e.err);
     CHECK(e.code == 2);
@@ -365,7 +365,7 @@ TEST_CASE("a Mistral sliding window caps the tokens, and a truncated Llama file 
 
 TEST_CASE("lesson ffn --weights runs a GPT-2 layer's MLP on the last token", "[checkpoint][cli]") {
   std::string w = fixture("tiny-gpt2");
-  CliResult r = run_cli("lesson ffn --weights '" + w + "' --layer 1 --token-ids 5,17,3,42 --json -");
+  CliResult r = run_cli("lesson ffn --weights '" + w + "' --layer 2 --token-ids 5,17,3,42 --json -");
   REQUIRE(r.code == 0);
   nlohmann::json t = nlohmann::json::parse(r.out);
   CHECK(t["tensors"]["W_1"]["shape"] == nlohmann::json::array({16, 64}));

@@ -169,7 +169,7 @@ TEST_CASE("a trained MLA model: train --save, then lesson mla --weights absorbs 
   CHECK(cfg["kv_lora_rank"] == 8);
   CHECK(cfg["attnlab_mla"]["kv_a_layernorm"] == false);
 
-  CliResult l = run_cli("lesson mla --weights '" + save + "' --text 'the king said' --layer 1 --json -");
+  CliResult l = run_cli("lesson mla --weights '" + save + "' --text 'the king said' --layer 2 --json -");
   REQUIRE(l.code == 0);
   const nlohmann::json j = nlohmann::json::parse(l.out);
   const double scores = step_value(j, "absorb_scores_diff"), output = step_value(j, "absorb_output_diff");
@@ -241,7 +241,7 @@ TEST_CASE("lesson mla --weights mla-en: the shipped trained MLA absorbs to 1e-12
   for (const char* lang : {"en", "zh"}) {
     INFO(lang);
     const std::string env = "XDG_CACHE_HOME=/tmp/attnlab_mla_cache_" + std::to_string(::getpid()) + " ";
-    CliResult r = run_cli(std::string("lesson mla --weights mla-en --text 'And Peter said unto Jesus' --layer 1 --lang ") + lang + " --json -", env);
+    CliResult r = run_cli(std::string("lesson mla --weights mla-en --text 'And Peter said unto Jesus' --layer 2 --lang ") + lang + " --json -", env);
     INFO(r.err);
     REQUIRE(r.code == 0);
     const nlohmann::json j = nlohmann::json::parse(r.out);

@@ -237,11 +237,11 @@ TEST_CASE("pseudo-locale: the heads command, lesson mha on a real checkpoint and
   for (const std::string& name : attn::builtin_model_names()) add_identifiers(allow, name);  // the shipped models' names
   for (const std::string& args : std::vector<std::string>
        {"heads --weights " + w + " --token-ids 1,2,3,4", "heads --help", "lesson mha --help",
-        "lesson mha --weights " + w + " --layer 1 --token-ids 1,2,3",
+        "lesson mha --weights " + w + " --layer 2 --token-ids 1,2,3",
         // errors
         "heads --weights " + w, "heads --weights " + w + " --text hello", "heads --weights " + w + " --token-ids 1,99",
-        "heads --weights no-such-model --token-ids 1,2", "lesson mha --weights " + w + " --layer 2 --token-ids 1,2",
-        "lesson mha --weights " + w + " --heads 2 --token-ids 1,2", "lesson mha --layer 1"})
+        "heads --weights no-such-model --token-ids 1,2", "lesson mha --weights " + w + " --layer 3 --token-ids 1,2",
+        "lesson mha --weights " + w + " --heads 2 --token-ids 1,2", "lesson mha --layer 2"})
     check_no_leaks(args, allow);
   // the valid steps are listed by id (identifiers, like the lesson's tensor names)
   for (const char* args : {"lesson mha --step nosuch", "lesson mha --step 1,,2"}) check_no_leaks(args, lesson_allowlist("mha"));
@@ -256,14 +256,14 @@ TEST_CASE("pseudo-locale: Llama-family checkpoints in heads, lesson mha and less
   for (const std::string& a : lesson_allowlist("ffn")) allow.insert(a);
   add_identifiers(allow, "heads weights layer tokens llama qwen2 llama3 none");
   for (const std::string& args : std::vector<std::string>
-       {"heads --weights " + w + " --token-ids 1,2,3,4", "lesson mha --weights " + q + " --layer 1 --token-ids 1,2,3",
-        "lesson gqa --weights " + w + " --layer 2 --token-ids 1,2,3", "lesson gqa --weights " + q + " --token-ids 1,2,3",
-        "lesson gqa --help", "lesson swiglu --weights " + q + " --layer 1 --token-ids 1,2,3", "lesson swiglu --help",
-        "lesson ffn --weights " + dir + "tiny-gpt2 --layer 1 --token-ids 1,2,3", "lesson ffn --weights " + w + " --token-ids 1,2",
+       {"heads --weights " + w + " --token-ids 1,2,3,4", "lesson mha --weights " + q + " --layer 2 --token-ids 1,2,3",
+        "lesson gqa --weights " + w + " --layer 3 --token-ids 1,2,3", "lesson gqa --weights " + q + " --token-ids 1,2,3",
+        "lesson gqa --help", "lesson swiglu --weights " + q + " --layer 2 --token-ids 1,2,3", "lesson swiglu --help",
+        "lesson ffn --weights " + dir + "tiny-gpt2 --layer 2 --token-ids 1,2,3", "lesson ffn --weights " + w + " --token-ids 1,2",
         "params --weights " + w, "params --weights " + dir + "tiny-gpt2-sharded", "params --help",
         // errors
         "params --weights " + w + " --model gpt2", "lesson swiglu --weights " + dir + "tiny-gpt2 --token-ids 1,2",
-        "lesson gqa --weights " + dir + "tiny-gpt2 --token-ids 1,2", "lesson gqa --layer 1",
+        "lesson gqa --weights " + dir + "tiny-gpt2 --token-ids 1,2", "lesson gqa --layer 2",
         "lesson gqa --weights " + w + " --kv-heads 2 --token-ids 1,2"})
     check_no_leaks(args, allow);
 }
@@ -277,13 +277,13 @@ TEST_CASE("pseudo-locale: generate and lessons attention, block, kv-memory on a 
   add_identifiers(allow, "heads weights layer tokens gpt2 llama logit id F32 bf16 prob");
   for (const std::string& args : std::vector<std::string>
        {"generate --weights " + w + " --token-ids 1,2,3 --tokens 3", "generate --weights " + l + " --token-ids 1,2 --tokens 2",
-        "generate --help", "lesson attention --weights " + w + " --layer 1 --head 2 --token-ids 1,2,3",
-        "lesson attention --weights " + l + " --head 3 --token-ids 1,2,3", "lesson attention --help",
-        "lesson block --weights " + w + " --layer 1 --token-ids 1,2,3", "lesson block --help",
+        "generate --help", "lesson attention --weights " + w + " --layer 2 --head 3 --token-ids 1,2,3",
+        "lesson attention --weights " + l + " --head 4 --token-ids 1,2,3", "lesson attention --help",
+        "lesson block --weights " + w + " --layer 2 --token-ids 1,2,3", "lesson block --help",
         "lesson kv-memory --weights " + w + " --token-ids 1,2,3", "lesson kv-memory --help",
         // errors
         "generate --weights " + w + " --token-ids 1,2 --tokens 0", "generate --weights " + w + " --token-ids 1,2 --tokens 40",
-        "lesson attention --weights " + w + " --head 4 --token-ids 1,2", "lesson block --weights " + l + " --token-ids 1,2",
+        "lesson attention --weights " + w + " --head 5 --token-ids 1,2", "lesson block --weights " + l + " --token-ids 1,2",
         "lesson kv-memory --weights " + l + " --token-ids 1,2"})
     check_no_leaks(args, allow);
 }

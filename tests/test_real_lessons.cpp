@@ -68,25 +68,27 @@ double value(const nlohmann::json& trace, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("lesson attention --weights shows one real head, counted from 0", "[checkpoint][cli][golden]") {
+TEST_CASE("lesson attention --weights shows one real head, counted from 1 with the tensor index beside", "[checkpoint][cli][golden]") {
   nlohmann::json g = golden("checkpoint_gpt2.json");
   std::string ids = id_list(g["token_ids"]);
-  // Layer 1, head 2 (L1H2): the golden attention[1][2].
-  nlohmann::json t = lesson_json("lesson attention --weights " + fixture("tiny-gpt2") + " --layer 1 --head 2 --token-ids " + ids);
+  // Layer 2, head 3 (L1H2): the golden attention[1][2].
+  nlohmann::json t = lesson_json("lesson attention --weights " + fixture("tiny-gpt2") + " --layer 2 --head 3 --token-ids " + ids);
   CHECK(t["tensors"]["weights"]["shape"] == std::vector<int>{10, 10});
   CHECK(max_diff(t["tensors"]["weights"]["data"], g["attention"][1][2]) < 1e-9);
   CHECK(value(t, "forward_check") < 1e-12);
   CHECK(t["config"]["causal"] == true);  // without --causal
-  CHECK(t["config"]["head"] == 2);
-  // A Llama layer with GQA and RoPE: layer 2, head 3 reads KV head 1.
+  CHECK(t["config"]["head"] == 3);
+  CHECK(t["config"]["layer"] == 2);
+  // A Llama layer with GQA and RoPE: layer 3, head 4 (L2H3) reads KV head 1.
   nlohmann::json gl = golden("checkpoint_llama.json")["tiny-llama"];
-  nlohmann::json l = lesson_json("lesson attention --weights " + fixture("tiny-llama") + " --layer 2 --head 3 --token-ids " +
+  nlohmann::json l = lesson_json("lesson attention --weights " + fixture("tiny-llama") + " --layer 3 --head 4 --token-ids " +
                                  id_list(gl["token_ids"]));
   CHECK(max_diff(l["tensors"]["weights"]["data"], gl["attention"][2][3]) < 1e-9);
-  CliResult zh = run_cli("lesson attention --weights " + fixture("tiny-gpt2") + " --head 1 --token-ids 1,2,3 --lang zh");
+  CliResult zh = run_cli("lesson attention --weights " + fixture("tiny-gpt2") + " --head 2 --token-ids 1,2,3 --lang zh");
   CHECK(zh.code == 0);
-  CHECK(zh.out.find("第 0 层的第 1 个头") != std::string::npos);
-  for (const char* bad : {" --head 4 --token-ids 1,2", " --head -1 --token-ids 1,2", " --layer 2 --token-ids 1,2",
+  CHECK(zh.out.find("第 1 层的第 2 个头") != std::string::npos);
+  CHECK(zh.out.find("L0H1") != std::string::npos);
+  for (const char* bad : {" --head 5 --token-ids 1,2", " --head 0 --token-ids 1,2", " --layer 3 --token-ids 1,2",
                           " --head-dim 4 --token-ids 1,2", " --token-ids 1,99"}) {
     CliResult e = run_cli("lesson attention --weights " + fixture("tiny-gpt2") + bad);
     INFO(bad << "\n" << e.err);
@@ -94,7 +96,7 @@ TEST_CASE("lesson attention --weights shows one real head, counted from 0", "[ch
     CHECK(e.out.empty());
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
-  CHECK(run_cli("lesson attention --head 1").code == 2);  // --head needs --weights
+  CHECK(run_cli("lesson attention --head 2").code == 2);  // --head needs --weights
 }
 
 TEST_CASE("lesson block --weights is a real GPT-2 layer: its input and output are the golden residuals", "[checkpoint][cli][golden]") {
@@ -102,7 +104,7 @@ TEST_CASE("lesson block --weights is a real GPT-2 layer: its input and output ar
   std::string ids = id_list(g["token_ids"]);
   for (int layer : {0, 1}) {
     INFO("layer " << layer);
-    nlohmann::json t = lesson_json("lesson block --weights " + fixture("tiny-gpt2") + " --layer " + std::to_string(layer) + " --token-ids " + ids);
+    nlohmann::json t = lesson_json("lesson block --weights " + fixture("tiny-gpt2") + " --layer " + std::to_string(layer + 1) + " --token-ids " + ids);  // --layer counts from 1
     CHECK(max_diff(t["tensors"]["X"]["data"], g["residuals"][layer]) < 1e-9);
     CHECK(max_diff(t["tensors"]["output"]["data"], g["residuals"][layer + 1]) < 1e-9);
     CHECK(max_diff(t["tensors"]["attn_weights"]["data"], g["attention"][layer]) < 1e-9);
@@ -114,7 +116,7 @@ TEST_CASE("lesson block --weights is a real GPT-2 layer: its input and output ar
   CHECK(zh.out.find("真实的块") != std::string::npos);
   for (const std::string& bad : {"lesson block --weights " + fixture("tiny-llama") + " --token-ids 1,2",
                                  "lesson block --weights " + fixture("tiny-gpt2") + " --token-ids 1,2 --d-ff 8",
-                                 std::string("lesson block --layer 1")}) {
+                                 std::string("lesson block --layer 2")}) {
     CliResult e = run_cli(bad);
     INFO(bad << "\n" << e.err);
     CHECK(e.code == 2);
@@ -124,7 +126,7 @@ TEST_CASE("lesson block --weights is a real GPT-2 layer: its input and output ar
 
 TEST_CASE("lesson kv-memory --weights reads a real GPT-2 MLP as keys and values", "[checkpoint][cli]") {
   std::vector<std::int64_t> ids{5, 17, 3, 42};
-  nlohmann::json t = lesson_json("lesson kv-memory --weights " + fixture("tiny-gpt2") + " --layer 1 --top-k 3 --token-ids 5,17,3,42");
+  nlohmann::json t = lesson_json("lesson kv-memory --weights " + fixture("tiny-gpt2") + " --layer 2 --top-k 3 --token-ids 5,17,3,42");
   Gpt2Model m(fixture("tiny-gpt2"));
   Gpt2LayerPass p = gpt2_layer_pass(m, ids, 1);  // checked against the golden forward in test_checkpoint.cpp
   std::vector<double> x = t["tensors"]["x"]["data"].get<std::vector<double>>();

@@ -46,7 +46,7 @@ TEST_CASE("an attention-only checkpoint written by train --save loads in heads a
   // config.json says "attnlab_attention_only": true and the file has no ln_2 / mlp tensors: each block
   // is x += attn(ln_1(x)). The reader's forward (src/checkpoint/gpt2.cpp, one layer at a time) must
   // give the attention that training's own forward (src/math/gpt.cpp) recorded: train --json holds the
-  // final weights on the first evaluation sequence; lesson mha --weights --layer 1 recomputes them
+  // final weights on the first evaluation sequence; lesson mha --weights --layer 2 recomputes them
   // from the f64 checkpoint, through layer 0 with no MLP.
   std::string dir = std::filesystem::temp_directory_path().string() + "/attnlab_trained_attn_only";
   std::filesystem::remove_all(dir);
@@ -59,7 +59,7 @@ TEST_CASE("an attention-only checkpoint written by train --save loads in heads a
   INFO(h.err);
   CHECK(h.code == 0);
   CHECK(h.out.find("\"scores\"") != std::string::npos);
-  CliResult m = run_cli("lesson mha --weights " + dir + " --layer 1 --token-ids " + ids + " --json -");
+  CliResult m = run_cli("lesson mha --weights " + dir + " --layer 2 --token-ids " + ids + " --json -");
   INFO(m.err);
   REQUIRE(m.code == 0);
   nlohmann::json mj = nlohmann::json::parse(m.out);

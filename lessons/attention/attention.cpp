@@ -28,7 +28,7 @@ struct AttentionOptions : RunContext {
   std::optional<std::int64_t> head_dim;  // --head-dim
   bool causal = false;  // --causal
   std::optional<std::string> weights, text, token_ids;  // a real checkpoint and the learner's sentence
-  std::optional<std::int64_t> layer, head;              // counting from 0
+  std::optional<std::int64_t> layer, head;              // counting from 1
 };
 
 void bind(OptionBinder& b, AttentionOptions& o) {
@@ -188,28 +188,28 @@ Trace run_real(const AttentionOptions& c) {
     if (set) throw UsageError("checkpoint.err.with_weights", {{"flag", flag}});
   RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
   const ModelConfig& mc = in.config();
-  std::int64_t layer = c.layer.value_or(0), head = c.head.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
-  if (head < 0 || static_cast<std::uint64_t>(head) >= mc.n_h)
-    throw UsageError("checkpoint.err.head", {{"flag", "--head"}, {"value", head}, {"heads", mc.n_h}, {"last", mc.n_h - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
+  const std::size_t hi = checkpoint_head(c.head, mc.n_h);
+  const std::int64_t head = static_cast<std::int64_t>(hi) + 1;
   AttentionOptions run = c;
   run.causal = true;  // the checkpoint's attention is causal, whatever --causal says
   LessonRecorder r("attention", c.lang, {"attention"});
-  RealHead x = compute_real(in, static_cast<std::size_t>(layer), static_cast<std::size_t>(head));
+  RealHead x = compute_real(in, li, hi);
   record_common_config(r, run, in.labels);
   r.config("d_model", I(mc.d));
   r.config("d_k", I(mc.d_h));
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   r.config("head", head);
-  r.step("real_model", {{"folder", weights_label(in.folder)}, {"from_text", in.from_text}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"head", head},
-                        {"heads", mc.n_h}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"from", head * static_cast<std::int64_t>(mc.d_h)},
-                        {"to", (head + 1) * static_cast<std::int64_t>(mc.d_h) - 1}, {"llama", in.llama != nullptr},
-                        {"kv_head", x.kv_head}, {"asked_causal", c.causal}});
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"from_text", in.from_text}, {"type", mc.model_type}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"head", head}, {"h0", static_cast<std::int64_t>(hi)},
+                        {"heads", mc.n_h}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"from", static_cast<std::int64_t>(hi * mc.d_h)},
+                        {"to", static_cast<std::int64_t>((hi + 1) * mc.d_h) - 1}, {"llama", in.llama != nullptr},
+                        {"kv_head", x.kv_head + 1}, {"asked_causal", c.causal}});
   narrate(r, x.h, in.labels, true, true);
   r.value("forward_check", max_abs_diff(x.h.weights, x.forward_weights));
-  r.note("output.note_real", {{"layer", layer}, {"head", head}});
+  r.note("output.note_real", {{"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"head", head}, {"h0", static_cast<std::int64_t>(hi)}});
   return r.finish();
 }
 

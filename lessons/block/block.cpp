@@ -34,7 +34,7 @@ struct BlockOptions : RunContext {
   bool causal = false;  // --causal
   std::optional<std::string> activation;  // --activation
   std::optional<std::string> weights, text, token_ids;  // a real GPT-2 checkpoint and the learner's sentence
-  std::optional<std::int64_t> layer;                    // counting from 0
+  std::optional<std::int64_t> layer;                    // counting from 1
 };
 
 void bind(OptionBinder& b, BlockOptions& o) {
@@ -242,9 +242,9 @@ Trace run_real(const BlockOptions& c) {
   if (!in.model) throw UsageError("llama.err.block_llama", {{"folder", in.folder}});
   if (in.model->attention_only()) throw UsageError("checkpoint.err.attention_only", {{"folder", in.folder}});
   const ModelConfig& mc = in.config();
-  std::int64_t layer = c.layer.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   BlockOptions run = c;
   run.causal = true;  // GPT-2's attention is causal, whatever --causal says
   LessonRecorder r("block", c.lang, {"block", "ffn_common"});
@@ -254,10 +254,10 @@ Trace run_real(const BlockOptions& c) {
   r.config("activation", std::string(activation_name(d.act)));
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
-  Block b = compute_real(in, static_cast<std::size_t>(layer));
-  r.step("real_model", {{"folder", weights_label(in.folder)}, {"from_text", in.from_text}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d},
+  Block b = compute_real(in, li);
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"from_text", in.from_text}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d},
                         {"d_ff", mc.d_ff}, {"act", activation_name(d.act)}, {"asked_causal", c.causal},
-                        {"next", layer + 1 < static_cast<std::int64_t>(mc.l)}});
+                        {"next", li + 1 < mc.l}});
   narrate(r, d, b, in.labels, true, true);
   return r.finish();
 }

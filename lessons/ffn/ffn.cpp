@@ -197,18 +197,18 @@ Trace run_real(const FfnOptions& c) {
   if (!in.model) throw UsageError("llama.err.ffn_llama", {{"folder", in.folder}});
   if (in.model->attention_only()) throw UsageError("checkpoint.err.attention_only", {{"folder", in.folder}});
   const ModelConfig& mc = in.config();
-  std::int64_t layer = c.layer.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   // llama first: its words for the real matrices (a GPT-2 layer's here) replace the random ones' (tensor.W_1, …)
   LessonRecorder r("ffn", c.lang, {"llama", "ffn", "ffn_common"});
-  FfnReal x = compute_real(in, static_cast<std::size_t>(layer));
+  FfnReal x = compute_real(in, li);
   r.config("d_model", I(mc.d));
   r.config("d_ff", I(mc.d_ff));
   r.config("activation", std::string(activation_name(x.act)));
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
-  r.step("real_ffn", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"d_ff", mc.d_ff},
+  r.step("real_ffn", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"d_model", mc.d}, {"d_ff", mc.d_ff},
                       {"token", in.labels.back()}, {"n", in.ids.size()}, {"act", activation_name(x.act)}});
   r.tensor("x", x.f.x);  // (D)
   step_expand(r, x.f, mc.d, mc.d_ff, true);

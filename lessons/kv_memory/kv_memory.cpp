@@ -125,7 +125,7 @@ struct KvMemoryOptions : RunContext {
   std::optional<std::int64_t> top_k;  // --top-k
   std::optional<std::string> activation;  // --activation
   std::optional<std::string> weights, text, token_ids;  // a real GPT-2 checkpoint and the learner's sentence
-  std::optional<std::int64_t> layer;                    // counting from 0
+  std::optional<std::int64_t> layer;                    // counting from 1
 };
 
 void bind(OptionBinder& b, KvMemoryOptions& o) {
@@ -204,13 +204,13 @@ Trace run_real(const KvMemoryOptions& c) {
   if (!in.model) throw UsageError("llama.err.ffn_llama", {{"folder", in.folder}});
   if (in.model->attention_only()) throw UsageError("checkpoint.err.attention_only", {{"folder", in.folder}});
   const ModelConfig& mc = in.config();
-  std::int64_t layer = c.layer.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   std::size_t K = positive(c.top_k, 5, "--top-k");
   if (K > mc.d_ff) throw UsageError("kv_memory.err.top_k", {{"top_k", K}, {"d_ff", mc.d_ff}});
   LessonRecorder r("kv-memory", c.lang, {"kv_memory", "ffn_common"});
-  RealMemory x = compute_real(in, static_cast<std::size_t>(layer), K);
+  RealMemory x = compute_real(in, li, K);
   r.config("d_model", I(mc.d));
   r.config("d_ff", I(mc.d_ff));
   r.config("top_k", I(K));
@@ -218,7 +218,7 @@ Trace run_real(const KvMemoryOptions& c) {
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
   r.config("tokens", in.labels);
-  r.step("real_model", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d}, {"keys", mc.d_ff},
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"d_model", mc.d}, {"keys", mc.d_ff},
                         {"token", in.labels.back()}, {"n", in.ids.size()}});
   r.tensor("W_1", x.L.W_1, {.axes = {"dim", "key"}});  // (D, F): column j is key j
   r.tensor("b_1", x.L.b_1);  // (F)

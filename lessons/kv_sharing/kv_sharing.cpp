@@ -82,18 +82,18 @@ void step_input(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::v
   if (d.d_model_derived) r.note("input.note_d_model", {{"d_model", d.D}, {"heads", d.H}, {"d_k", d.Dk}});
 }
 
-// base: the number of the first head and group as shown (1 as the chapter counts; 0 on a real
-// checkpoint, as its tensor names and TransformerLens count).
-void step_group_map(LessonRecorder& r, const KvDims& d, std::size_t base = 1) {
+// Heads and groups count from 1, as the chapter does (on a checkpoint too: `real` adds the note
+// that the tensor names count from 0).
+void step_group_map(LessonRecorder& r, const KvDims& d, bool real = false) {
   std::size_t per = d.H / d.G;
   r.step("group_map", {{"heads", d.H}, {"groups", d.G}, {"per", per}});
   r.tensor("group_of_head", group_of_head(d.H, d.G));
   r.value("heads_per_group", I(per));
   Table map{{r.t("group_map.col.group"), r.t("group_map.col.heads")}, {}};
   for (std::size_t j = 0; j < d.G; ++j)
-    map.rows.push_back({I(j + base), r.t("group_map.row.heads", {{"single", per == 1}, {"first", j * per + base}, {"last", (j + 1) * per - 1 + base}})});
+    map.rows.push_back({I(j + 1), r.t("group_map.row.heads", {{"single", per == 1}, {"first", j * per + 1}, {"last", (j + 1) * per}})});
   r.table(map);
-  if (base == 0) r.note("group_map.note_real");
+  if (real) r.note("group_map.note_real");
 }
 
 void step_project(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::vector<std::string>& tokens) {
@@ -119,7 +119,7 @@ void step_split(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::v
 }
 
 void step_attend(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::vector<std::string>& tokens,
-                 bool causal, std::size_t base = 1) {
+                 bool causal) {
   r.step("scores", {{"d_k", d.Dk}});
   Labels square{.rows = tokens, .cols = tokens};
   r.tensor("scores", k.p.scores, square, {{"causal", causal}});  // (H, T, T)
@@ -130,7 +130,7 @@ void step_attend(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::
   std::size_t last = d.T - 1;
   for (std::size_t h = 0; h < std::min<std::size_t>(d.H, 8); ++h) {
     std::size_t j = strongest_column(W, h, last);
-    r.note("scores.note_head", {{"head", h + base}, {"group", h / (d.H / d.G) + base}, {"query", tokens[last]},
+    r.note("scores.note_head", {{"head", h + 1}, {"group", h / (d.H / d.G) + 1}, {"query", tokens[last]},
                                 {"key", tokens[j]}, {"weight", W(h, last, j)}});
   }
 }
@@ -297,9 +297,9 @@ Trace run_kv_sharing_real(const KvOptions& given, const KvStory& story) {
   RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
   if (!in.llama) throw UsageError("llama.err.gqa_gpt2", {{"folder", in.folder}});
   const ModelConfig& mc = in.config();
-  std::int64_t layer = c.layer.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   LessonRecorder r(story.lesson, c.lang, {story.lesson, "kv_sharing", "llama"});
   const std::vector<std::string>& tokens = in.labels;
   KvDims d{tokens.size(), mc.d, mc.n_h, mc.n_g, mc.d_h, false};
@@ -310,18 +310,18 @@ Trace run_kv_sharing_real(const KvOptions& given, const KvStory& story) {
   r.config("d_k", I(d.Dk));
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
-  KvReal x = compute_real(in, static_cast<std::size_t>(layer));
+  KvReal x = compute_real(in, li);
   const KvRun& k = x.k;
 
-  r.step("real_gqa", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h},
+  r.step("real_gqa", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"heads", mc.n_h},
                       {"groups", mc.n_g}, {"per", mc.n_h / mc.n_g}, {"d_k", mc.d_h}, {"d_model", mc.d}, {"bias", mc.qkv_bias}});
   if (mc.n_h * mc.d_h != mc.d) r.note("real_llama.note_width", {{"heads", mc.n_h}, {"d_k", mc.d_h}, {"width", mc.n_h * mc.d_h}, {"d_model", mc.d}});
   r.tensor("X", k.X, {.rows = tokens});
-  step_group_map(r, d, 0);
+  step_group_map(r, d, true);
   step_project(r, d, k, tokens);
   step_rope_real(r, in, x, tokens);
   step_split(r, d, k, tokens);
-  step_attend(r, d, k, tokens, true, 0);
+  step_attend(r, d, k, tokens, true);
   step_output(r, d, k, tokens);
   step_equivalence_real(r, d, k, tokens);
   step_cache(r, d, false);

@@ -126,7 +126,7 @@ void step_project(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vecto
   r.tensor("V", std::move(m.p.V), rows);  // (T, D)
 }
 
-// real: a checkpoint's layer, whose heads count from 0 (the random runs count from 1, as the chapter does).
+// Heads count from 1, as the chapter does; on a checkpoint (real) the tensor index H0, H1, … stands beside.
 void step_split_heads(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens, bool real = false) {
   r.step("split_heads", {{"d_model", d.D}, {"heads", d.H}, {"d_k", d.Dk}});
   const Tensor& Q_heads = r.tensor("Q_heads", std::move(m.p.Q_heads), {.rows = tokens});  // (H, T, Dk)
@@ -151,12 +151,12 @@ void step_attention(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vec
   const Tensor& W = r.tensor("weights", std::move(m.p.weights), square);
   r.value("max_row_sum_error", max_row_sum_error(W));
   if (d.H > 1) r.value("head_difference", max_abs_diff(slice0(W, 0), slice0(W, 1)));
-  std::size_t last = d.T - 1, listed = std::min<std::size_t>(d.H, 8), base = real ? 0 : 1;
+  std::size_t last = d.T - 1, listed = std::min<std::size_t>(d.H, 8);
   for (std::size_t h = 0; h < listed; ++h) {
     std::size_t j = strongest_column(W, h, last);
-    r.note("weights.note_head", {{"head", h + base}, {"query", tokens[last]}, {"key", tokens[j]}, {"weight", W(h, last, j)}});
+    r.note("weights.note_head", {{"head", h + 1}, {"h0", h}, {"real", real}, {"query", tokens[last]}, {"key", tokens[j]}, {"weight", W(h, last, j)}});
   }
-  if (listed < d.H) r.note("weights.note_more", {{"from", listed + base}, {"to", d.H - 1 + base}});
+  if (listed < d.H) r.note("weights.note_more", {{"from", listed + 1}, {"to", d.H}});
 }
 
 void step_concat_output(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vector<std::string>& tokens) {
@@ -249,20 +249,20 @@ Trace run_real(const MhaOptions& given) {
   c.causal = true;  // GPT-2's attention is causal, whatever --causal says
   RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
   const ModelConfig& mc = in.config();
-  std::int64_t layer = c.layer.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   LessonRecorder r("mha", c.lang, {"mha", "llama"});
   HeadDims d{in.ids.size(), mc.d, mc.n_h, mc.d_h};
   record_head_config(r, c, in.labels, d);
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
-  Mha m = in.llama ? compute_real_llama(in, static_cast<std::size_t>(layer)) : compute_real(in, static_cast<std::size_t>(layer));
+  Mha m = in.llama ? compute_real_llama(in, li) : compute_real(in, li);
   compute_checks(d, m);
   const std::vector<std::string>& tokens = in.labels;
   if (in.llama) {
     r.config("n_kv_heads", I(mc.n_g));
-    r.step("real_llama", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l},
+    r.step("real_llama", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l},
                           {"heads", mc.n_h}, {"kv_heads", mc.n_g}, {"d_k", mc.d_h}, {"d_model", mc.d},
                           {"bias", mc.qkv_bias}});
     if (mc.n_h * mc.d_h != mc.d) r.note("real_llama.note_width", {{"heads", mc.n_h}, {"d_k", mc.d_h}, {"width", mc.n_h * mc.d_h}, {"d_model", mc.d}});
@@ -278,7 +278,7 @@ Trace run_real(const MhaOptions& given) {
     return r.finish();
   }
 
-  r.step("real_model", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d}});
+  r.step("real_model", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"heads", mc.n_h}, {"d_model", mc.d}});
   step_input(r, m, tokens, true);
   step_project(r, d, m, tokens);
   step_split_heads(r, d, m, tokens, true);

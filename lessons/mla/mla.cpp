@@ -301,9 +301,9 @@ Trace run_real(const MlaOptions& c) {
   RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens, true);
   if (!in.mla) throw UsageError("mla.err.not_mla", {{"folder", in.folder}, {"type", in.config().model_type}});
   const ModelConfig& mc = in.config();
-  const std::int64_t layer = c.layer.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   const MlaDims d = in.mla->dims(in.ids.size());
   const std::vector<std::string>& tokens = in.labels;
   LessonRecorder r("mla", c.lang, {"mla"});
@@ -318,10 +318,10 @@ Trace run_real(const MlaOptions& c) {
   r.config("latent_dim", I(d.C));
   r.config("q_latent_dim", I(d.Cq));
   r.config("rope_dim", I(d.R));
-  Mla m = compute_real(in, static_cast<std::size_t>(layer), d);
+  Mla m = compute_real(in, li, d);
 
   Labels rows{.rows = tokens};
-  r.step("real", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"layers", mc.l}, {"heads", d.H}, {"d_h", d.Dh},
+  r.step("real", {{"folder", weights_label(in.folder)}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"heads", d.H}, {"d_h", d.Dh},
                   {"d_c", d.C}, {"d_R", d.R}, {"d_model", d.D}, {"mha", 2 * d.H * d.Dh}});
   r.tensor("X", m.X, rows);
   step_compress(r, d, m, rows);

@@ -215,18 +215,18 @@ Trace run_real(const SwigluOptions& c) {
   RealInput in = load_real_input(*c.weights, c.text, c.token_ids, kRealMaxTokens);
   if (!in.llama) throw UsageError("llama.err.swiglu_gpt2", {{"folder", in.folder}});
   const ModelConfig& mc = in.config();
-  std::int64_t layer = c.layer.value_or(0);
-  if (layer < 0 || static_cast<std::uint64_t>(layer) >= mc.l)
-    throw UsageError("checkpoint.err.layer", {{"flag", "--layer"}, {"value", layer}, {"layers", mc.l}, {"last", mc.l - 1}});
+  // --layer counts from 1 (what the learner reads); li is the tensor index, h.li.… / model.layers.li.…
+  const std::size_t li = checkpoint_layer(c.layer, mc.l);
+  const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   // llama first: its words for the real matrices replace the random ones' (tensor.W_gate, …)
   LessonRecorder r("swiglu", c.lang, {"llama", "swiglu", "ffn_common"});
   r.config("d_model", I(mc.d));
   r.config("hidden", I(mc.d_ff));
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);
-  SwigluReal x = compute_real(in, static_cast<std::size_t>(layer));
+  SwigluReal x = compute_real(in, li);
   Swiglu& s = x.s;
-  r.step("real_swiglu", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"layers", mc.l}, {"d_model", mc.d},
+  r.step("real_swiglu", {{"folder", weights_label(in.folder)}, {"type", mc.model_type}, {"layer", layer}, {"l0", static_cast<std::int64_t>(li)}, {"layers", mc.l}, {"d_model", mc.d},
                          {"hidden", mc.d_ff}, {"token", in.labels.back()}, {"n", in.ids.size()},
                          {"ratio", static_cast<double>(mc.d_ff) / static_cast<double>(mc.d)}});
   r.tensor("x", s.x);  // (D)

@@ -31,7 +31,7 @@ bool holds_only(const Tensor& t, FiniteRule rule) {
 
 void require_finite_activation(const Tensor& t, const ActivationSite& at, const char* tensor, FiniteRule rule) {
   if (!holds_only(t, rule))
-    throw UsageError("checkpoint.err.activation_not_finite", {{"folder", at.folder}, {"layer", at.layer}, {"tensor", tensor}});
+    throw UsageError("checkpoint.err.activation_not_finite", {{"folder", at.folder}, {"layer", at.layer + 1}, {"l0", at.layer}, {"tensor", tensor}});
 }
 
 }  // namespace attn

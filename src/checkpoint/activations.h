@@ -4,7 +4,7 @@
 // overflows to an infinity, a sum of infinities is NaN, and a NaN would reach the softmax (a row
 // with no maximum) or a renderer. The first tensor that holds one is refused with one UsageError
 // (checkpoint.err.activation_not_finite) naming the checkpoint folder, the layer (counting from
-// 0, as the tensor names and the heads command do) and the tensor. One pass over the tensor.
+// 1, with the tensor names' index from 0 beside, as every command prints it) and the tensor. One pass over the tensor.
 //
 // Tensor names (the catalog message selects its words by them):
 //   embed, logits, final_norm                       outside the layers (the layer is not shown)

@@ -135,7 +135,7 @@ MlaLayerPass MlaModel::run_layer(const MlaLayerWeights& w, const Tensor& x) cons
     p.attn = mla_naive(p.norm1.out, w.w, dims(x.dim(0)), true);
   } catch (const std::invalid_argument&) {
     // a query row whose every score overflowed to −inf: the softmax refuses it
-    throw UsageError("checkpoint.err.activation_not_finite", {{"folder", ck_.folder()}, {"layer", w.index}, {"tensor", "scores"}});
+    throw UsageError("checkpoint.err.activation_not_finite", {{"folder", ck_.folder()}, {"layer", w.index + 1}, {"l0", w.index}, {"tensor", "scores"}});
   }
   const MlaNaive& n = p.attn;
   require_finite_activation(n.c_KV, at, "k");

@@ -21,6 +21,11 @@ namespace attn::cli {
 void set_run_lang(Lang lang);
 const Lang& run_lang();
 const Text& text();  // the catalogs in the run's language
+// A head as every command prints it: counted from 1, the tensor names' index (from 0) beside it,
+// "layer 1 head 4 (L0H3)". Takes the tensor indices.
+std::string head_ref(std::size_t layer_index, std::size_t head_index);
+// Items joined as the run's language joins a list (cli.lesson.step_join: a comma in English).
+std::string join_list(const std::vector<std::string>& items);
 // --lang on a command, for its --help (main takes --lang out of the arguments before parsing,
 // wherever it stands, so the option only documents it).
 void add_lang_option(CLI::App* app);

@@ -1,7 +1,7 @@
 // attnlab generate --weights PATH --text "…" --tokens N: greedy decoding on a real checkpoint with
 // a KV cache. Per generated token: the token, its logit and probability, and the cache as it grows
 // (its size per layer and in all layers, at the checkpoint's dtype and at bf16); then the cache
-// layer by layer (layers count from 0), the check that the cache changed nothing (its logits
+// layer by layer (from 1, the tensor index beside), the check that the cache changed nothing (its logits
 // against a full forward over the same tokens), and the same cache in `attnlab kv-cache`.
 // The math is src/checkpoint/generate.h.
 #include <fmt/format.h>
@@ -130,7 +130,7 @@ std::string layer_table(const GenerateReport& r, const Text& t) {
   tb.right = {true, false, false, true, true, true};
   for (std::size_t i = 0; i < r.run.cache.K.size(); ++i) {
     u64 numbers = layer_numbers(r.run.cache, i);
-    tb.rows.push_back({fmt::format("L{}", i), shape_str(r.run.cache.K[i].shape), shape_str(r.run.cache.V[i].shape),
+    tb.rows.push_back({t("checkpoint.heads.row.layer", {{"layer", i + 1}, {"l0", i}}), shape_str(r.run.cache.K[i].shape), shape_str(r.run.cache.V[i].shape),
                        with_commas_u(numbers), with_commas_u(numbers * dtype_size(r.dtype)), with_commas_u(numbers * 2)});
   }
   return render_table(tb);

@@ -1,8 +1,9 @@
 // attnlab heads --weights PATH --text "…": every head of a real GPT-2 checkpoint, scored for the
 // chapter's roles (section 1.4): previous-token, first-token (sentence start), self, and induction
 // (on the text repeated twice). A grid per role (layers down, heads across), the top heads of
-// each, or --json. Layers and heads count from 0 (h.5.… in the tensor names, L5H1 in
-// TransformerLens). The scores are defined in src/checkpoint/head_roles.h.
+// each, or --json. Layers and heads count from 1 as the learner reads them, the tensor names'
+// index (from 0, L5H1 in TransformerLens) beside; the JSON holds the indices from 0 (numpy's).
+// The scores are defined in src/checkpoint/head_roles.h.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -49,11 +50,11 @@ std::string grid_text(const Tensor& g, const Text& t) {
   tb.header.push_back(t("checkpoint.heads.col.layer"));
   tb.right.push_back(true);
   for (std::size_t h = 0; h < g.dim(1); ++h) {
-    tb.header.push_back(fmt::format("H{}", h));
+    tb.header.push_back(t("checkpoint.heads.col.head", {{"head", h + 1}}));
     tb.right.push_back(true);
   }
   for (std::size_t l = 0; l < g.dim(0); ++l) {
-    std::vector<std::string> row{fmt::format("L{}", l)};
+    std::vector<std::string> row{t("checkpoint.heads.row.layer", {{"layer", l + 1}, {"l0", l}})};
     for (std::size_t h = 0; h < g.dim(1); ++h) row.push_back(fixed(g(l, h), 2));
     tb.rows.push_back(row);
   }
@@ -77,8 +78,8 @@ std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
     const Tensor& g = role_grid(r.s, role);
     out += t("checkpoint.heads.role." + role) + "\n" + grid_text(g, t);
     std::vector<std::string> best;
-    for (const HeadRef& h : top_heads(g, top)) best.push_back(fmt::format("L{}H{} {}", h.layer, h.head, fixed(h.score, 2)));
-    out += "  " + t("checkpoint.heads.top", {{"n", best.size()}, {"heads", fmt::format("{}", fmt::join(best, ", "))}}) + "\n\n";
+    for (const HeadRef& h : top_heads(g, top)) best.push_back(head_ref(h.layer, h.head) + " " + fixed(h.score, 2));
+    out += "  " + t("checkpoint.heads.top", {{"n", best.size()}, {"heads", join_list(best)}}) + "\n\n";
   }
   out += t("checkpoint.heads.reading") + "\n\n";
   // The roles named from the scores: each head whose score passes the rule (head_roles.h)
@@ -89,8 +90,8 @@ std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
     const double even = role == "induction" ? even_share(2 * T, T) : even_share(T, 1);
     std::vector<std::string> named;
     for (const HeadRef& h : heads_with_role(role_grid(r.s, role), role_threshold(even)))
-      named.push_back(fmt::format("L{}H{} {}", h.layer, h.head, fixed(h.score, 2)));
-    out += "  " + t("checkpoint.heads.role_named", {{"role", role}, {"any", !named.empty()}, {"heads", fmt::format("{}", fmt::join(named, ", "))},
+      named.push_back(head_ref(h.layer, h.head) + " " + fixed(h.score, 2));
+    out += "  " + t("checkpoint.heads.role_named", {{"role", role}, {"any", !named.empty()}, {"heads", join_list(named)},
                                                     {"even", even}, {"threshold", role_threshold(even)}}) + "\n";
   }
   return out;

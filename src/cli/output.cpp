@@ -28,6 +28,16 @@ const Text& text() {
   return *g_text;
 }
 
+std::string head_ref(std::size_t layer_index, std::size_t head_index) {
+  return text()("checkpoint.head_ref", {{"layer", layer_index + 1}, {"head", head_index + 1}, {"l0", layer_index}, {"h0", head_index}});
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t k = 0; k < items.size(); ++k) out = k == 0 ? items[k] : text()("cli.lesson.step_join", {{"list", out}, {"item", items[k]}});
+  return out;
+}
+
 void add_lang_option(CLI::App* app) {
   static std::string ignored;  // main has taken --lang out of the arguments already
   std::string langs;

@@ -239,12 +239,12 @@ std::string patterns(const train::TrainResult& r, const Best& prev, const Best& 
     return row;
   };
   std::string out = t("train.pattern_title") + "\n";
-  std::string left = t("train.pattern_head", {{"layer", prev.layer + 1}, {"head", prev.head + 1}, {"kind", "prev"}});
+  std::string left = t("train.pattern_head", {{"head_ref", head_ref(prev.layer, prev.head)}, {"kind", "prev"}});
   const std::size_t width = std::max(T, display_width(left));
   out += fmt::format("  {:8}  {}  {}\n", "", pad_right(left, width),
-                     t("train.pattern_head", {{"layer", ind.layer + 1}, {"head", ind.head + 1}, {"kind", "induction"}}));
-  for (std::size_t i = 0; i < T; ++i)
-    out += fmt::format("  {:>3} {:>4}  {}  {}\n", i, r.pattern_tokens[i], pad_right(cell(prev, i), width), cell(ind, i));
+                     t("train.pattern_head", {{"head_ref", head_ref(ind.layer, ind.head)}, {"kind", "induction"}}));
+  for (std::size_t i = 0; i < T; ++i)  // positions count from 1, as the lessons' heatmaps do
+    out += fmt::format("  {:>3} {:>4}  {}  {}\n", i + 1, r.pattern_tokens[i], pad_right(cell(prev, i), width), cell(ind, i));
   return out;
 }
 
@@ -303,8 +303,8 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
     const train::Evaluation& e = r.evals[i];
     Best bp = train::best_head(e.scores.prev_token, 0, 1), bi = train::best_head(e.scores.induction, L > 1 ? 1 : 0, L);
     p.rows.push_back({fmt::format("{}", e.step), num(e.loss), has_repeat(c.task) ? num(e.repeat_loss) : "-",
-                      t("train.head_score", {{"layer", bp.layer + 1}, {"head", bp.head + 1}, {"score", num(bp.score)}}),
-                      t("train.head_score", {{"layer", bi.layer + 1}, {"head", bi.head + 1}, {"score", num(bi.score)}})});
+                      t("train.head_score", {{"head_ref", head_ref(bp.layer, bp.head)}, {"score", num(bp.score)}}),
+                      t("train.head_score", {{"head_ref", head_ref(bi.layer, bi.head)}, {"score", num(bi.score)}})});
   }
   out += render_table(p) + "\n";
 
@@ -331,12 +331,9 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
                                      {"gap", *std::max_element(r.clone_gap.begin(), r.clone_gap.end())}}) + "\n";
   }
   if (has_repeat(c.task)) {
-    std::string heads;
-    for (auto [l, k] : r.ablated) {  // joined as the language joins a list (cli.lesson.step_join)
-      const std::string item = t("train.head_name", {{"layer", l + 1}, {"head", k + 1}});
-      heads = heads.empty() ? item : t("cli.lesson.step_join", {{"list", heads}, {"item", item}});
-    }
-    out += "  " + t("train.ablation", {{"loss", last.repeat_loss}, {"n", r.ablated.size()}, {"heads", heads},
+    std::vector<std::string> names;
+    for (auto [l, k] : r.ablated) names.push_back(t("train.head_name", {{"head_ref", head_ref(l, k)}}));
+    out += "  " + t("train.ablation", {{"loss", last.repeat_loss}, {"n", r.ablated.size()}, {"heads", join_list(names)},
                                        {"ablated", r.repeat_loss_ablated}}) + "\n";
   }
   return out;

@@ -11,16 +11,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkpoint_files.h"
 #include "run_cli.h"
 
 // Everything in this file lives in its own namespace: the tests are compiled as unity batches.
 namespace file_test_counting {
 
+using ckpt_test::fixture;
+
 namespace {
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string fixture(const std::string& name) { return std::string(ATTNLAB_TEST_DIR) + "/fixtures/checkpoints/" + name; }
 
 // Every "layer A head B (LcHd)" in `text`: A = c + 1 and B = d + 1. Returns how many there were.
 int check_head_refs(const std::string& text) {

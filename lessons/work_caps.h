@@ -27,11 +27,13 @@ struct WorkPart {
   std::string what;
   double madds = 0, numbers = 0;
   std::string flags;
+  double held = 0;  // as Work::held
 };
 struct Work {
   double madds = 0, numbers = 0;
   double largest = 0;  // numbers in the run's largest tensor, if the size flag sets one (0: not counted)
-  std::vector<WorkPart> parts;  // optional: what madds and numbers are made of (each part counted in them)
+  std::vector<WorkPart> parts;  // optional: what the totals are made of (each part counted in them)
+  double held = 0;  // numbers held for a while but never recorded: memory only, no kWorkPerNumber
   Work() = default;
   Work(double madds_, double numbers_, double largest_ = 0) : madds(madds_), numbers(numbers_), largest(largest_) {}
   // The sum of its parts.
@@ -39,6 +41,7 @@ struct Work {
     for (const WorkPart& p : parts) {
       madds += p.madds;
       numbers += p.numbers;
+      held += p.held;
     }
   }
 };

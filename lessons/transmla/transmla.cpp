@@ -35,6 +35,10 @@ constexpr int kMha2MlaBits = 4, kBf16Bits = 16;
 // K/8, K/4, K/2 and K (a forward of the layer each; every rank at Llama 3 8B's K = 2048 would be
 // 2048 forwards). Stated in --help (transmla.opt.ranks) and in the sweep step.
 constexpr std::size_t kSweepEveryRankMax = 64;
+// A number streamed from memory (read by a product of a few rows, or copied) costs about this many
+// multiply-adds' time: a rank of the sweep at Llama 3 8B's sizes reads W_Q, W_O and its own factors
+// and up-projections, about 62 million numbers, in 0.19 s of CPU on the 2-core machine.
+constexpr double kStreamMadds = 32;
 
 struct TransMlaOptions : RunContext {
   std::optional<std::string> tokens;          // --tokens
@@ -142,23 +146,29 @@ Settings resolve(const TransMlaOptions& c, std::size_t T, const LessonRecorder& 
   for (std::size_t k : s.ranks) ranks_sum += static_cast<double>(k);
   const bool jacobi = s.K <= kJacobiMaxRank;
   const WorkPart svd_part{rec.t("work.svd", {{"rows", d.D}, {"cols", d.C()}}),
-                          jacobi ? 10 * K * K / 2 * M * 5 : 1.5 * M * K * K + 4.2 * K * K * K,
-                          jacobi ? D * C + C * C : 5 * K * K + 3 * M * K, "--d-model, --kv-heads, --head-dim"};
+                          jacobi ? 10 * K * K / 2 * M * 5 : 1.5 * M * K * K + 4.2 * K * K * K, 0,
+                          "--d-model, --kv-heads, --head-dim", jacobi ? M * K + K * K : 5 * K * K + 3 * M * K};
   const std::string sweep_what = rec.t("work.sweep", {{"n", s.ranks.size()}});
   const std::string layers_what = rec.t("work.layers", {{"heads", d.H}, {"r", s.r}, {"d_model", d.D}});
   const std::string shown_what = rec.t("work.shown");
   require_work([&](double Tn) {
-    // one forward of the layer at latent width w: Q, the latent, K_C and V_C, the scores and sums, W_O
+    // One forward of the layer at latent width w: Q, the latent, K_C and V_C, the scores and sums, W_O.
     auto forward = [&](double w) { return Tn * D * HDh + Tn * D * w + 2 * Tn * w * HDh + 2 * Tn * Tn * HDh + Tn * HDh * D; };
-    // its transient weights: the rank-w factors and up-projections, and the copies of W_Q and W_O
-    auto transient = [&](double w) { return D * w + w * C + 2 * w * HDh + 2 * D * HDh; };
-    // the sweep: Σ over its ranks of forward(r_k), its largest rank's weights held at a time
-    WorkPart sweep{sweep_what, n * forward(0) + ranks_sum * (Tn * D + 2 * Tn * HDh),
-                   transient(static_cast<double>(s.ranks.back())) + H * Tn * Tn * 4, "--ranks, --seq-len/--tokens"};
+    // The weights of a rank-w layer: its factors, its up-projections, and W_Q and W_O.
+    auto weights = [&](double w) { return D * w + w * C + 2 * w * HDh + 2 * D * HDh; };
+    // The sweep: a forward per rank, which streams W_Q, W_O and the rank's factors and
+    // up-projections (written, then read).
+    WorkPart sweep{sweep_what,
+                   n * forward(0) + ranks_sum * (Tn * D + 2 * Tn * HDh) +
+                       kStreamMadds * (n * 2 * D * HDh + 2 * ranks_sum * (D + C + 2 * HDh)),
+                   0, "--ranks, --seq-len/--tokens", weights(static_cast<double>(s.ranks.back())) + H * Tn * Tn * 4};
+    // The GQA layer, its MLA rewrite, the rank-r layer and its absorbed path (with the fold), the
+    // reconstruction check; held: the fold, the two copies of W_Q and W_O, the full-rank factors and product.
     WorkPart layers{layers_what,
-                    Tn * D * (HDh + 2 * GDh) + 2 * Tn * Tn * HDh + Tn * HDh * D + forward(C) + forward(r) +
-                        H * r * (d.Dh * D) + Tn * HDh * r + 2 * Tn * Tn * H * r + Tn * H * r * D + D * K * C,
-                    H * r * D + 2 * transient(C) + H * Tn * Tn * 12, "--latent-dim, --seq-len/--tokens, --heads, --head-dim"};
+                    Tn * D * (HDh + 2 * GDh) + 2 * Tn * Tn * HDh + Tn * HDh * D + forward(C) + forward(r) + H * r * d.Dh * D +
+                        Tn * HDh * r + 2 * Tn * Tn * H * r + Tn * H * r * D + D * K * C + kStreamMadds * 4 * D * HDh,
+                    0, "--latent-dim, --seq-len/--tokens, --heads, --head-dim",
+                    H * r * D + 4 * D * HDh + D * K + K * C + D * C + H * Tn * Tn * 12};
     WorkPart shown{shown_what, 0,
                    Tn * (6 * D + 2 * C + 2 * HDh + r) + 2 * D * HDh + 2 * D * GDh + D * C + 2 * C * HDh + K + D * r +
                        2 * r * HDh + 4 * n,

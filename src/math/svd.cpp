@@ -174,11 +174,15 @@ Svd svd(const Tensor& A) {
 LowRank truncate_svd(const Svd& s, std::size_t r) {
   const std::size_t K = s.S.numel(), M = s.U.dim(0), N = s.V.dim(0);
   if (r < 1 || r > K) throw std::invalid_argument("truncate_svd: rank out of range");
-  LowRank lr{Tensor({M, r}), Tensor({r, N})};
+  LowRank lr{Tensor({M, r}), Tensor()};
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t k = 0; k < r; ++k) lr.left(i, k) = s.U(i, k) * s.S.data[k];
-  for (std::size_t k = 0; k < r; ++k)
-    for (std::size_t j = 0; j < N; ++j) lr.right(k, j) = s.V(j, k);
+  // V_rᵀ: the first r columns of V, transposed by the tiled transpose (a column at a time would
+  // miss the cache on every number once V is large).
+  Tensor Vr({N, r});
+  for (std::size_t j = 0; j < N; ++j)
+    for (std::size_t k = 0; k < r; ++k) Vr(j, k) = s.V(j, k);
+  lr.right = transpose(Vr);
   return lr;
 }
 

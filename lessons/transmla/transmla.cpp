@@ -163,12 +163,12 @@ Settings resolve(const TransMlaOptions& c, std::size_t T, const LessonRecorder& 
                        kStreamMadds * (n * 2 * D * HDh + 2 * ranks_sum * (D + C + 2 * HDh)),
                    0, "--ranks, --seq-len/--tokens", weights(static_cast<double>(s.ranks.back())) + H * Tn * Tn * 4};
     // The GQA layer, its MLA rewrite, the rank-r layer and its absorbed path (with the fold), the
-    // reconstruction check; held: the fold, the two copies of W_Q and W_O, the full-rank factors and product.
+    // reconstruction check; held: the fold, the rank-r layer's copy of W_Q and W_O, the full-rank factors and product.
     WorkPart layers{layers_what,
                     Tn * D * (HDh + 2 * GDh) + 2 * Tn * Tn * HDh + Tn * HDh * D + forward(C) + forward(r) + H * r * d.Dh * D +
                         Tn * HDh * r + 2 * Tn * Tn * H * r + Tn * H * r * D + D * K * C + kStreamMadds * 4 * D * HDh,
                     0, "--latent-dim, --seq-len/--tokens, --heads, --head-dim",
-                    H * r * D + 4 * D * HDh + D * K + K * C + D * C + H * Tn * Tn * 12};
+                    H * r * D + 2 * D * HDh + D * K + K * C + D * C + H * Tn * Tn * 12};
     WorkPart shown{shown_what, 0,
                    Tn * (6 * D + 2 * C + 2 * HDh + r) + 2 * D * HDh + 2 * D * GDh + D * C + 2 * C * HDh + K + D * r +
                        2 * r * HDh + 4 * n,
@@ -180,7 +180,7 @@ Settings resolve(const TransMlaOptions& c, std::size_t T, const LessonRecorder& 
 
 // Everything the lesson shows, computed before any narration.
 struct TransMla {
-  Tensor X, W_Q, W_K, W_V, W_O;   // (T, D), (D, H*Dh), (D, G*Dh) ×2, (H*Dh, D)
+  Tensor X, W_Q, W_K, W_V, W_O;   // (T, D), (D, H*Dh), (D, G*Dh) ×2, (H*Dh, D); W_Q and W_O let go once in `exact`
   AttentionPass gqa;              // the GQA layer
   MlaWeights exact;               // the same layer as MLA: W_DKV (D, C), W_UK, W_UV (C, H*Dh)
   MlaNaive mla;                   // its forward
@@ -206,6 +206,7 @@ TransMla compute(const Settings& s, std::uint64_t seed, bool causal) {
   m.W_O = init_weight(rng, d.H * d.Dh, d.D);
   m.gqa = grouped_attention(m.X, m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.G, causal);
   m.exact = gqa_as_mla(m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.G);
+  m.W_Q = m.W_O = Tensor();  // exact.W_Q and exact.W_O are the same numbers, shown in step gqa
   m.mla = mla_naive(m.X, m.exact, transmla_mla_dims(d, d.C()), causal);
   m.svd = svd(m.exact.W_DKV);  // Jacobi at the chapter's sizes, the Gram method at real ones (svd.h)
   {
@@ -216,11 +217,12 @@ TransMla compute(const Settings& s, std::uint64_t seed, bool causal) {
   MlaDims dr = transmla_mla_dims(d, s.r);
   m.mla_r = mla_naive(m.X, m.low, dr, causal);
   m.absorbed_r = mla_absorbed(m.mla_r.c_KV, Tensor(), m.mla_r.Q_C, Tensor(), m.low, dr, causal);
-  m.sweep = latent_rank_sweep(m.X, m.exact, m.svd, d, m.gqa.output, causal, s.ranks);
-  // What the narration does not show is let go (at Llama 3 8B's sizes the fold alone is 1 GiB).
+  // What the narration does not show is let go as soon as it is used: at Llama 3 8B's sizes the
+  // fold is 1 GiB, and W_Q and W_O 268 MB a copy.
   m.absorbed_r.W_UVO = Tensor();
+  m.low.W_Q = m.low.W_O = Tensor();
+  m.sweep = latent_rank_sweep(m.X, m.exact, m.svd, d, m.gqa.output, causal, s.ranks);
   m.svd.U = m.svd.V = Tensor();
-  m.exact.W_Q = m.exact.W_O = m.low.W_Q = m.low.W_O = Tensor();
   m.run_exact = decode_variant_costs(VariantDims{d.H, d.G, d.Dh, d.C(), 0}, kContext);
   m.run_r = decode_variant_costs(VariantDims{d.H, d.G, d.Dh, s.r, 0}, kContext);
   m.llama = load_preset("llama-3-8b");
@@ -236,10 +238,10 @@ void step_gqa(LessonRecorder& r, const Settings& s, TransMla& m, const Labels& r
   const TransMlaDims& d = s.d;
   r.step("gqa", {{"heads", d.H}, {"kv_heads", d.G}, {"d_h", d.Dh}, {"per_group", d.H / d.G}, {"cache", d.C()}});
   r.tensor("X", m.X, rows);            // (T, D)
-  r.tensor("W_Q", std::move(m.W_Q));   // (D, H*Dh)
-  r.tensor("W_K", std::move(m.W_K));   // (D, G*Dh)
-  r.tensor("W_V", std::move(m.W_V));   // (D, G*Dh)
-  r.tensor("W_O", std::move(m.W_O));   // (H*Dh, D)
+  r.tensor("W_Q", std::move(m.exact.W_Q));  // (D, H*Dh), the GQA layer's (gqa_as_mla keeps it as it is)
+  r.tensor("W_K", std::move(m.W_K));        // (D, G*Dh)
+  r.tensor("W_V", std::move(m.W_V));        // (D, G*Dh)
+  r.tensor("W_O", std::move(m.exact.W_O));  // (H*Dh, D)
   r.tensor("output_gqa", m.gqa.output, rows);  // (T, D)
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kMaxSweeps = 100;
 constexpr double kTolerance = 1e-15;  // a pair counts as orthogonal at |γ| ≤ tol·√(αβ)
-constexpr double kGramTinyShare = 1e-5;  // svd_gram: U's columns for S_k ≤ this · S_1 are orthogonalized
+constexpr double kGramTinyShare = 1e-3;  // svd_gram: U's columns for S_k ≤ this · S_1 are orthogonalized
 
 // One-sided Jacobi on W (M, N) with M ≥ N; V (N, N) starts as the identity.
 int orthogonalize_columns(Tensor& W, Tensor& V) {

@@ -9,10 +9,12 @@
 //   costs about 3·M'·K² multiply-adds and it takes about ten: 1e12 at 4096 × 2048.
 // - svd_gram: the eigen-decomposition of the Gram matrix Wᵀ W = V diag(S²) Vᵀ (symmetric_eigen.h:
 //   Householder tridiagonalization, implicit QR with the Wilkinson shift), then S_k = ‖W v_k‖ and
-//   U = W V / S. About 3·M'·K² + 4·K³ multiply-adds in all, most of them in matmul. Forming Wᵀ W
-//   squares the condition number: a singular value S_k is accurate to about ε·S_1²/S_k, so values
-//   below √ε·S_1 are rounding noise (Jacobi keeps them to ε·S_1); U's columns for S_k ≤ 1e-5·S_1 are
-//   made orthogonal to the ones before (Gram–Schmidt, twice) instead of read off W v_k.
+//   U = W V / S. About 1.5·M'·K² + 4·K³ multiply-adds, much of it in matmul: 4096 × 2048 in about
+//   6 s of one core. Forming Wᵀ W squares the condition number, so a vector v_k is accurate to
+//   about ε·S_1²/gap (gap: to the nearest S_j², j ≠ k); S_k = ‖W v_k‖ rather than √λ_k keeps the
+//   values to about ε·S_1 all the same, and U's columns for S_k ≤ 1e-3·S_1 (their W v_k / S_k are
+//   orthogonal only to about ε·S_1²/(S_j·S_k)) are made orthogonal to the ones before by
+//   Gram–Schmidt, twice.
 // - svd: the one choice between them, by size (kJacobiMaxRank below).
 // Signs: each column of V has its entry of largest magnitude positive (the first such entry on a
 // tie), U's column flipped with it, so the factors are unique for distinct S.
@@ -35,10 +37,12 @@ struct Svd {
 Svd svd_jacobi(const Tensor& A);
 Svd svd_gram(const Tensor& A);
 
-// Jacobi while K = min(M, N) is at most this, the Gram method above it. Jacobi is the more accurate
-// and, at these sizes, fast enough (K = 64, M = 4096: about 0.1 s); every lesson's default size
-// is far below it, so their printed numbers are Jacobi's. Measured on the 2-core machine: see
-// docs/ARCHITECTURE.md ("The SVD").
+// Jacobi while K = min(M, N) is at most this, the Gram method above it: the one place the method
+// is chosen. Jacobi is the more accurate (tiny singular values to ε·S_1, U orthogonal to ε) and,
+// up to here, fast enough (4096 × 64: 0.4 s; the Gram method 0.01 s); every lesson's default size
+// is far below it, so the numbers the lessons print at their defaults are Jacobi's. Past it
+// Jacobi's cost grows as M'·K² times its sweeps (1024 × 256: 3 s against 0.03 s; 4096 × 2048:
+// minutes). Measured on the 2-core machine (docs/ARCHITECTURE.md, "The SVD").
 constexpr std::size_t kJacobiMaxRank = 64;
 Svd svd(const Tensor& A);
 

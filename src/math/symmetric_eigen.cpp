@@ -30,6 +30,7 @@ constexpr std::size_t kGramBlock = 256;         // columns of W per block of G
 constexpr std::size_t kPanel = 16;              // components of the eigenvectors rotated together
 constexpr std::size_t kFlushRotations = 1 << 18;  // rotations gathered before they are applied (4 MiB)
 constexpr std::size_t kWyBlock = 64;            // reflectors applied together by apply_reflectors
+constexpr std::size_t kReduceChunks = 8;        // the reduction's pass over a block's rows, in this many chunks
 constexpr std::size_t kMaxStepsPerValue = 30;   // QR steps allowed: 30 per eigenvalue (2 or 3 is usual)
 
 // √(x² + z²) without overflow or underflow in the squares.
@@ -222,16 +223,40 @@ Tridiagonal tridiagonalize(Tensor G) {
   // H B H = B − v wᵀ − w vᵀ, with p = τ B v and w = p − (τ/2)(pᵀv) v. B's first row is updated first
   // (it gives step k+1's reflector u); then one pass over B's other rows updates each and sums
   // step k+1's B u from it (reduce_row), so B is read and written once a step.
-  std::vector<double> p(N, 0.0), next(N, 0.0), w(N, 0.0);
+  std::vector<double> p(N, 0.0), next(N, 0.0), w(N, 0.0), dots(N, 0.0);
+  std::vector<std::vector<double>> part(kReduceChunks, std::vector<double>(N, 0.0));
+  // The pass over rows 1 … m-1 of the block at G(o, o) (indices relative to o), its sum B u into
+  // acc (length m). The rows go in kReduceChunks chunks of about equal work (row i has m − i
+  // numbers), fixed by m alone: each chunk sums into its own part, on any thread, and the parts
+  // are added in chunk order, so the bits do not depend on the thread count.
+  auto pass = [&](std::size_t o, std::size_t m, const double* v, const double* wk, bool update, const double* u, double* acc) {
+    std::size_t bounds[kReduceChunks + 1];
+    const double md = static_cast<double>(m), total = md * md / 2.0;
+    bounds[0] = 1;
+    for (std::size_t c = 1; c < kReduceChunks; ++c) {  // Σ_{i<x} (m − i) ≈ m·x − x²/2 = total·c/chunks
+      const double x = md - std::sqrt(md * md - 2.0 * total * static_cast<double>(c) / static_cast<double>(kReduceChunks));
+      bounds[c] = std::min(m, std::max(bounds[c - 1], static_cast<std::size_t>(x)));
+    }
+    bounds[kReduceChunks] = m;
+    parallel_for(kReduceChunks, 1, [&](std::size_t cb, std::size_t ce) {
+      for (std::size_t c = cb; c < ce; ++c) {
+        double* sum = part[c].data();
+        std::fill(sum + bounds[c], sum + m, 0.0);
+        for (std::size_t i = bounds[c]; i < bounds[c + 1]; ++i) dots[i] = reduce_row(&G(o + i, o), v, wk, update, u, sum, i, m);
+      }
+    });
+    for (std::size_t j = 1; j < m; ++j) {
+      double sum = 0;
+      for (std::size_t c = 0; c < kReduceChunks && bounds[c] <= j; ++c) sum += part[c][j];
+      acc[j] = sum + dots[j];
+    }
+  };
   auto reflect = [&](std::size_t k) {
     t.d.data[k] = G(k, k);
     t.e.data[k] = make_reflector(&G(k, k + 1), N - k - 1, t.tau.data[k]);
   };
   reflect(0);
-  for (std::size_t i = 1; i < N; ++i) {  // B v for step 0 (B = G[1:, 1:], v = G(0, 1 …))
-    const double dot = reduce_row(&G(i, 0), nullptr, nullptr, false, &G(0, 0), p.data(), i, N);  // adds to p first
-    p[i] = p[i] + dot;
-  }
+  pass(0, N, nullptr, nullptr, false, &G(0, 0), p.data());  // B v for step 0 (B = G[1:, 1:], v = G(0, 1 …))
   for (std::size_t k = 0; k + 2 < N; ++k) {
     const std::size_t o = k + 1, m = N - o;  // B = G[o:, o:], m × m; indices below relative to o
     const double tau = t.tau.data[k];
@@ -249,13 +274,8 @@ Tridiagonal tridiagonalize(Tensor G) {
     }
     const bool more = k + 3 < N;  // step k+1 has a reflector
     if (more) reflect(o);
-    std::fill(next.begin(), next.end(), 0.0);
-    double* acc = next.data() + o;
-    const double* u = &G(o, o);  // u_i = v_{k+1}(i-1) for i ≥ 1 (only read when `more`)
-    for (std::size_t i = 1; i < m; ++i) {
-      const double dot = reduce_row(&G(o + i, o), v, wk, update, u, acc, i, m);  // adds to acc first
-      acc[i] = acc[i] + dot;
-    }
+    // u_i = v_{k+1}(i-1) for i ≥ 1 (only read when `more`)
+    pass(o, m, v, wk, update, &G(o, o), next.data() + o);
     std::swap(p, next);
   }
   t.d.data[N - 2] = G(N - 2, N - 2);

@@ -25,7 +25,8 @@ struct Tridiagonal {
   Tensor reflectors;  // (N, N) row k holds v_k in columns k+1 … N-1 for k ≤ N-3 (the rest is scratch)
   Tensor tau;         // (N) τ_k (0 where no reflection was needed)
 };
-// G (N, N) symmetric (exactly: G(i, j) == G(j, i)) -> T = Qᵀ G Q. Consumes its argument.
+// G (N, N) symmetric -> T = Qᵀ G Q. Reads G's upper triangle only (j ≥ i); consumes its argument.
+// One pass over the trailing block a step, its rows split in fixed chunks across threads.
 Tridiagonal tridiagonalize(Tensor G);
 
 // The eigenvalues and eigenvectors of the tridiagonal T given by d and e (as in Tridiagonal).
@@ -44,7 +45,7 @@ struct SymmetricEigen {
   Tensor vectors;          // (N, N) column j: the unit eigenvector for values_j
   std::size_t qr_steps = 0;
 };
-// G (N, N) exactly symmetric -> its eigenvalues and eigenvectors (steps 1-3 above).
+// G (N, N) symmetric -> its eigenvalues and eigenvectors (steps 1-3 above).
 SymmetricEigen symmetric_eigen(const Tensor& G);
 
 }  // namespace attn

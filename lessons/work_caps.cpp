@@ -43,7 +43,7 @@ void set_work_caps_for_fuzzing(double max_work, double max_numbers) {
 double work_cap_scale() { return g_max_work / kMaxLessonWork; }
 
 bool work_fits(const Work& w) {
-  return w.madds + kWorkPerNumber * w.numbers <= g_max_work && w.numbers <= g_max_numbers;
+  return w.madds + kWorkPerNumber * w.numbers <= g_max_work && w.numbers + w.held <= g_max_numbers;
 }
 
 void require_work(const std::function<Work(double)>& estimate, std::size_t n, const std::string& size_flag,
@@ -59,10 +59,19 @@ void require_work(const std::function<Work(double)>& estimate, std::size_t n, co
     else hi = mid;
   }
   constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  // The costliest part: the largest share of either cap.
+  auto share = [](const WorkPart& p) {
+    return std::max((p.madds + kWorkPerNumber * p.numbers) / g_max_work, (p.numbers + p.held) / g_max_numbers);
+  };
+  const WorkPart* part = nullptr;
+  for (const WorkPart& p : w.parts)
+    if (part == nullptr || share(p) > share(*part)) part = &p;
   throw UsageError("input.err.work_too_large",
-                   {{"madds", w.madds + kWorkPerNumber * w.numbers}, {"gib", w.numbers * 8.0 / gib}, {"max_madds", g_max_work},
+                   {{"madds", w.madds + kWorkPerNumber * w.numbers}, {"gib", (w.numbers + w.held) * 8.0 / gib}, {"max_madds", g_max_work},
                     {"max_gib", g_max_numbers * 8.0 / gib}, {"flags", flag_list(flags)}, {"flag", size_flag},
-                    {"largest", lo}});
+                    {"largest", lo}, {"has_part", part != nullptr}, {"part", part ? part->what : std::string()},
+                    {"part_madds", part ? part->madds + kWorkPerNumber * part->numbers : 0.0},
+                    {"part_gib", part ? (part->numbers + part->held) * 8.0 / gib : 0.0}, {"part_flags", part ? flag_list(part->flags) : std::string()}});
 }
 
 Work head_work(const HeadDims& d, double T, double passes) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor.h"
@@ -19,15 +20,38 @@ void require_total(std::size_t count, const Shape& shape, const std::string& wha
 // The one work and memory check of a run, made up front from its sizes, before anything is drawn.
 // A run's work is `madds` multiply-adds and `numbers` doubles held (each recorded number also
 // costs time to store and show, counted as kWorkPerNumber multiply-adds).
+// One part of a run's work, so that a refusal can say which part costs what and which flags shrink
+// it: `what` is the lesson's own words for it (a message of its catalog, formatted in the run's
+// language: "the SVD of the 4096 × 2048 W_DKV"), `flags` the flags that make it smaller.
+struct WorkPart {
+  std::string what;
+  double madds = 0, numbers = 0;
+  std::string flags;
+  double held = 0;  // as Work::held
+};
 struct Work {
   double madds = 0, numbers = 0;
   double largest = 0;  // numbers in the run's largest tensor, if the size flag sets one (0: not counted)
+  std::vector<WorkPart> parts;  // optional: what the totals are made of (each part counted in them)
+  double held = 0;  // numbers held for a while but never recorded: memory only, no kWorkPerNumber
+  Work() = default;
+  Work(double madds_, double numbers_, double largest_ = 0) : madds(madds_), numbers(numbers_), largest(largest_) {}
+  // The sum of its parts.
+  explicit Work(std::vector<WorkPart> parts_) : parts(std::move(parts_)) {
+    for (const WorkPart& p : parts) {
+      madds += p.madds;
+      numbers += p.numbers;
+      held += p.held;
+    }
+  }
 };
 // estimate(n): the work with the lesson's leading size flag `size_flag` at n and its other sizes
 // as given; n: the run's value. Past the caps, a UsageError (input.err.work_too_large) naming
 // `flags`, the lesson's own flags that size the run, and the largest `size_flag` that would be
 // accepted at the other sizes (0: none, another flag must come down); that largest value also keeps
-// `largest` within one tensor's cap (kMaxTensorElements), so the run it suggests is accepted.
+// `largest` within one tensor's cap (kMaxTensorElements), so the run it suggests is accepted. When
+// the estimate has parts, the refusal also names the costliest one (the largest share of either cap),
+// what it costs and the flags that shrink it.
 constexpr double kMaxLessonWork = 1e12;    // about a minute on this 2-core machine (docs/ARCHITECTURE.md)
 constexpr double kWorkPerNumber = 2000;    // measured: recording and rendering one number
 constexpr double kMaxWorkNumbers = 5.4e8;  // 4 GiB of doubles: with the trace's text, within 8 GiB

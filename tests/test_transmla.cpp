@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "attention.h"
+#include "catalog.h"
 #include "golden.h"
 #include "lesson_args.h"
 #include "random.h"
@@ -173,6 +174,66 @@ TEST_CASE("transmla: the CLI in en and zh with JSON, steps and bad input", "[tra
     CHECK(r.out.empty());
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
+}
+
+TEST_CASE("transmla: the sweep takes every rank up to K = 64, else K/8, K/4, K/2 and K, or the ranks of --ranks", "[transmla]") {
+  // K = 8: every rank; --ranks picks rows of the same sweep, bit for bit, in any order.
+  const Trace all = run_transmla({});
+  const Tensor& every = all.at("rel_error").tensor;
+  REQUIRE(every.numel() == 8);
+  const Trace some = run_transmla({{"--ranks", "5, 2"}});
+  CHECK(some.at("rank").tensor.data == std::vector<double>{2, 5});
+  CHECK(some.at("rel_error").tensor.data == std::vector<double>{every.data[1], every.data[4]});
+  CHECK(some.at("max_error").tensor.data ==
+        std::vector<double>{all.at("max_error").tensor.data[1], all.at("max_error").tensor.data[4]});
+  // K = min(160, 2·4·16) = 128: four ranks, the Gram SVD, and its QR steps in place of Jacobi's sweeps.
+  const Trace big = run_transmla({{"--d-model", "160"}, {"--heads", "8"}, {"--kv-heads", "4"}, {"--head-dim", "16"}});
+  CHECK(big.at("rank").tensor.data == std::vector<double>{16, 32, 64, 128});
+  CHECK(big.at("max_error").tensor.data.back() <= 1e-12);  // K: nothing dropped
+  CHECK(big.at("max_error").tensor.data.front() > 1e-3);
+  CHECK(big.at("singular_values").tensor.numel() == 128);
+  CHECK(value(big, "svd_qr_steps") >= 128);
+  CHECK(value(big, "svd_reconstruction") <= 1e-13);
+  CHECK(value(big, "rewrite_output_diff") <= 1e-12);
+  CHECK(value(big, "absorb_diff") <= 1e-12);
+  for (const Step& st : big.steps)
+    for (const Value& v : st.values) CHECK(v.name != "svd_sweeps");
+  // --ranks 64 at K = 128 is the same rank-64 forward as the default sweep's.
+  const Trace one = run_transmla({{"--d-model", "160"}, {"--heads", "8"}, {"--kv-heads", "4"}, {"--head-dim", "16"}, {"--ranks", "64"}});
+  CHECK(one.at("rel_error").tensor.data == std::vector<double>{big.at("rel_error").tensor.data[2]});
+}
+
+TEST_CASE("transmla: a bad --ranks is one line naming the flag and the rule", "[transmla][cli]") {
+  for (auto [args, says] : {std::pair{"--ranks 1,,2", "empty item"}, {"--ranks 1,x", "'x' is not a whole number"},
+                            {"--ranks -3", "'-3' is not a whole number"}, {"--ranks 0", "rank 0 is out of range"},
+                            {"--ranks 9", "rank 9 is out of range: r goes from 1 to K = min(d_model, 2·g·d_h) = 8"},
+                            {"--ranks 99999999999999999999", "out of range"}, {"--ranks 3,1,3", "rank 3 is given twice"},
+                            {"--ranks ''", "empty value"}}) {
+    CliResult r = run_cli(std::string("lesson transmla ") + args);
+    INFO(args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("--ranks") != std::string::npos);
+    CHECK(r.err.find(says) != std::string::npos);
+  }
+  CliResult help = run_cli("lesson transmla --help");
+  CHECK(help.out.find("--ranks") != std::string::npos);
+  CHECK(help.out.find("K/8, K/4, K/2 and K") != std::string::npos);
+}
+
+TEST_CASE("transmla: too many ranks at Llama 3 8B's sizes is refused naming the sweep and --ranks", "[transmla][cli]") {
+  std::string all;
+  for (int r = 1; r <= 2048; ++r) all += (r > 1 ? "," : "") + std::to_string(r);
+  CliResult r = run_cli("lesson transmla --d-model 4096 --heads 32 --kv-heads 8 --head-dim 128 --ranks " + all);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find("most of it for the sweep, 2048 ranks × one forward of the layer") != std::string::npos);
+  CHECK(r.err.find("(reduce --ranks") != std::string::npos);
+  CliResult zh = run_cli("lesson transmla --lang zh --d-model 4096 --heads 32 --kv-heads 8 --head-dim 128 --ranks " + all);
+  CHECK(zh.code == 2);
+  CHECK(zh.err.find(Text(Lang{"zh"})("transmla.work.sweep", {{"n", 2048}})) != std::string::npos);
 }
 
 }  // namespace file_test_transmla

@@ -63,7 +63,7 @@ double positive_real(const std::optional<double>& v, double fallback, const char
   return *v;
 }
 
-Settings resolve(const DecodeOptions& c) {
+Settings resolve(const DecodeOptions& c, const LessonRecorder& rec) {
   Settings s{};
   DecodeDims& d = s.d;
   std::size_t generate = positive(c.generate, 7, "--generate");
@@ -82,11 +82,16 @@ Settings resolve(const DecodeOptions& c) {
     // Greedy decoding with the cache and the full forward to check it: per layer 4·T·D² for the
     // projections and about T²·D for the scores, T·D·V for the logits, each twice. Held: E, P,
     // W_U, the layers' weights, both runs' logits and caches, the variants' costs per position.
+    // In three parts, each named in a refusal with the flags that shrink it.
     double V = static_cast<double>(d.V), D = static_cast<double>(d.D), L = static_cast<double>(d.L);
+    const std::string embed_what = rec.t("work.embed", {{"vocab", d.V}, {"d_model", d.D}});
+    const std::string layers_what = rec.t("work.layers", {{"layers", d.L}, {"d_model", d.D}});
+    const std::string steps_what = rec.t("work.steps");
     require_work([&](double g) {
       double t = g + 1.0;  // the prompt token and the generated ones
-      return Work{2.0 * (L * (4.0 * t * D * D + 1.5 * t * t * D) + t * D * V),
-                  2.0 * V * D + t * D + 4.0 * L * D * D + 2.0 * t * V + 4.0 * L * t * D + 30.0 * t};
+      return Work({WorkPart{embed_what, 2.0 * t * D * V, 2.0 * V * D + 2.0 * t * V, "--vocab, --d-model"},
+                   WorkPart{layers_what, 8.0 * L * t * D * D, 4.0 * L * D * D, "--layers, --d-model"},
+                   WorkPart{steps_what, 3.0 * L * t * t * D, t * D + 4.0 * L * t * D + 30.0 * t, "--generate"}});
     }, generate, "--generate", "--generate, --vocab, --d-model, --layers");
   }
   require_fits({d.V, d.D}, "E", "--vocab or --d-model");
@@ -308,7 +313,7 @@ void step_roofline(LessonRecorder& r, const Settings& s, const Decode& x) {
 
 Trace run(const DecodeOptions& c) {
   LessonRecorder r("decode", c.lang, {"decode"});
-  Settings s = resolve(c);
+  Settings s = resolve(c, r);
   r.config("seed", c.seed);
   r.config("vocab", I(s.d.V));
   r.config("d_model", I(s.d.D));

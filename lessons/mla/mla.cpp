@@ -58,7 +58,7 @@ void bind(OptionBinder& b, MlaOptions& o) {
   b.toggle("--causal", o.causal);
 }
 
-MlaDims resolve_dims(const MlaOptions& c, std::size_t T) {
+MlaDims resolve_dims(const MlaOptions& c, std::size_t T, const LessonRecorder& rec) {
   MlaDims d{T, positive(c.d_model, 8, "--d-model"), positive(c.heads, 2, "--heads"),
             positive(c.head_dim, 4, "--head-dim"), positive(c.latent_dim, 4, "--latent-dim")};
   if (c.q_latent_dim) d.Cq = positive(c.q_latent_dim, 0, "--q-latent-dim");
@@ -73,10 +73,19 @@ MlaDims resolve_dims(const MlaOptions& c, std::size_t T) {
     // the latent), RoPE on both, and the RoPE-on-latent demonstration: every (H, T, T) twice.
     double D = static_cast<double>(d.D), H = static_cast<double>(d.H), Dh = static_cast<double>(d.Dh);
     double C = static_cast<double>(d.C), Cq = static_cast<double>(d.Cq), R = static_cast<double>(d.R);
-    double weights = D * (C + R) + (Cq > 0 ? D * Cq + Cq * H * (Dh + R) : D * H * (Dh + R)) + 2.0 * C * H * Dh + H * Dh * D + H * C * D;
+    // In three parts, each named in a refusal with the flags that shrink it: the absorbed path's
+    // fold W_UV,i W_O,i (H, C, D), made and applied; the other weights and the projections through
+    // them; the attention over the tokens.
+    double weights = D * (C + R) + (Cq > 0 ? D * Cq + Cq * H * (Dh + R) : D * H * (Dh + R)) + 2.0 * C * H * Dh + H * Dh * D;
+    const std::string fold_what = rec.t("work.fold", {{"heads", d.H}, {"d_c", d.C}, {"d_model", d.D}});
+    const std::string weights_what = rec.t("work.weights");
+    const std::string attention_what = rec.t("work.attention");
     require_work([&](double t) {
-      return Work{t * weights + t * C * H * Dh * 2.0 + t * H * C * D + H * C * Dh * D + t * t * H * (4.0 * Dh + 2.0 * C + 2.0 * R),
-                  weights + H * C * D + t * (D + C + R) + 8.0 * t * H * (Dh + R) + 2.0 * t * H * C + 10.0 * H * t * t};
+      return Work({WorkPart{fold_what, H * C * Dh * D + 2.0 * t * H * C * D, 2.0 * H * C * D, "--heads, --latent-dim, --d-model"},
+                   WorkPart{weights_what, t * weights, weights, "--d-model, --heads, --head-dim, --q-latent-dim, --rope-dim"},
+                   WorkPart{attention_what, t * C * H * Dh * 2.0 + t * t * H * (4.0 * Dh + 2.0 * C + 2.0 * R),
+                            t * (D + C + R) + 8.0 * t * H * (Dh + R) + 2.0 * t * H * C + 10.0 * H * t * t,
+                            "--seq-len/--tokens, --heads, --latent-dim"}});
     }, T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, --heads, --head-dim, --latent-dim, --q-latent-dim, --rope-dim");
   }
   require_fits({T, d.D}, "X", "--seq-len/--tokens or --d-model");
@@ -342,7 +351,7 @@ Trace run(const MlaOptions& c) {
     if (set) throw UsageError("checkpoint.err.needs_weights", {{"flag", flag}});
   LessonRecorder r("mla", c.lang, {"mla"});
   const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
-  MlaDims d = resolve_dims(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  MlaDims d = resolve_dims(c, token_count(c, defaults), r);  // sizes checked: nothing per token yet
   std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_common_config(r, c, tokens);
   r.config("d_model", I(d.D));

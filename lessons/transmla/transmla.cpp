@@ -4,7 +4,10 @@
 // smaller latent r; output error against cache size over every r; what absorption buys at decode;
 // how TransMLA and MHA2MLA (Ji et al., arXiv:2502.14837) deal with RoPE.
 // Legend: T tokens, D = d_model, H heads, G KV heads, Dh = d_h, C = d_c = 2·G·Dh, r the
-// compressed latent. Math: src/math/transmla.h, svd.h, mla.h, decode.h. Words: lessons/transmla/LANG.cat.
+// compressed latent, K = min(D, C). Math: src/math/transmla.h, svd.h, mla.h, decode.h. Words:
+// lessons/transmla/LANG.cat. Real sizes run (Llama 3 8B's: D 4096, H 32, G 8, Dh 128, C 2048): the
+// SVD is svd()'s Gram method there, the rank-r up-projections are gathered (compress_gqa_latent),
+// and the sweep takes a few ranks (--ranks) instead of all K.
 #include <algorithm>
 
 #include "attention.h"
@@ -28,6 +31,14 @@ constexpr std::size_t kTransMlaLatent = 512, kTransMlaRope = 64;  // TransMLA's 
 // quantized from 16 to 4 bits (1 − 0.3125 · 4/16 = 0.921875).
 constexpr double kMha2MlaKept = 0.3125;
 constexpr int kMha2MlaBits = 4, kBf16Bits = 16;
+// The sweep's ranks without --ranks: every r = 1 … K up to this K (the chapter-size runs), else
+// K/8, K/4, K/2 and K (a forward of the layer each; every rank at Llama 3 8B's K = 2048 would be
+// 2048 forwards). Stated in --help (transmla.opt.ranks) and in the sweep step.
+constexpr std::size_t kSweepEveryRankMax = 64;
+// A number streamed from memory (read by a product of a few rows, or copied) costs about this many
+// multiply-adds' time: a rank of the sweep at Llama 3 8B's sizes reads W_Q, W_O and its own factors
+// and up-projections, about 62 million numbers, in 0.19 s of CPU on the 2-core machine.
+constexpr double kStreamMadds = 32;
 
 struct TransMlaOptions : RunContext {
   std::optional<std::string> tokens;          // --tokens
@@ -38,6 +49,7 @@ struct TransMlaOptions : RunContext {
   std::optional<std::int64_t> head_dim;       // --head-dim
   std::optional<std::int64_t> latent_dim;     // --latent-dim: the compressed r shown in detail
   std::optional<std::int64_t> bytes_per_number;  // --bytes-per-number: 2 = bf16
+  std::optional<std::string> ranks;           // --ranks: the sweep's ranks, comma-separated
   bool causal = false;                        // --causal
 };
 
@@ -50,6 +62,7 @@ void bind(OptionBinder& b, TransMlaOptions& o) {
   b.integer("--head-dim", o.head_dim);
   b.integer("--latent-dim", o.latent_dim);
   b.integer("--bytes-per-number", o.bytes_per_number);
+  b.text("--ranks", o.ranks);
   b.toggle("--causal", o.causal);
 }
 
@@ -58,9 +71,48 @@ struct Settings {
   std::size_t K;      // min(D, C): the most singular values
   std::size_t r;      // the compressed latent shown in detail
   std::size_t bytes;  // per cached number
+  std::vector<std::size_t> ranks;  // the sweep's, ascending
 };
 
-Settings resolve(const TransMlaOptions& c, std::size_t T) {
+// The sweep's ranks: --ranks "r1,r2,…" (whole numbers 1 … K, each once, any order; sorted here), or
+// the default above.
+std::vector<std::size_t> sweep_ranks(const std::optional<std::string>& text, std::size_t K) {
+  std::vector<std::size_t> out;
+  if (!text) {
+    if (K <= kSweepEveryRankMax)
+      for (std::size_t k = 1; k <= K; ++k) out.push_back(k);
+    else
+      out = {K / 8, K / 4, K / 2, K};
+    return out;
+  }
+  const std::string& spec = *text;
+  for (std::size_t start = 0; start <= spec.size();) {
+    const std::size_t comma = std::min(spec.find(',', start), spec.size());
+    std::string item = spec.substr(start, comma - start);
+    const std::size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
+    if (item.empty()) throw UsageError("transmla.err.ranks_empty", {{"flag", "--ranks"}, {"value", spec}, {"max", K}});
+    if (item.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError("transmla.err.ranks_not_whole", {{"flag", "--ranks"}, {"value", item}, {"max", K}});
+    const std::size_t digits = item.find_first_not_of('0');
+    const std::size_t value = digits == std::string::npos ? 0 : item.size() - digits > 18 ? K + 1 : std::stoull(item);
+    if (value < 1 || value > K) throw UsageError("transmla.err.ranks_range", {{"flag", "--ranks"}, {"value", item}, {"max", K}});
+    out.push_back(value);
+    start = comma + 1;
+  }
+  std::sort(out.begin(), out.end());
+  for (std::size_t k = 1; k < out.size(); ++k)
+    if (out[k] == out[k - 1]) throw UsageError("transmla.err.ranks_twice", {{"flag", "--ranks"}, {"value", out[k]}});
+  return out;
+}
+
+// The sizes, checked; then the run's work in four parts, each named in a refusal with the flags
+// that shrink it (`r` gives their words). Multiply-adds as the code does them: the SVD (Jacobi:
+// about 10 sweeps of K²/2 column pairs, 5 passes of max(D, C) each; Gram: W's Gram matrix, the
+// eigen-decomposition and U = W V, about 1.5·M'·K² + 4.2·K³, M' = max(D, C)), a forward of the layer
+// per rank of the sweep, the four forwards shown, the fold of the absorbed path (H·r·Dh·D) and
+// the reconstruction check (D·K·C), and the numbers shown.
+Settings resolve(const TransMlaOptions& c, std::size_t T, const LessonRecorder& rec) {
   Settings s{};
   TransMlaDims& d = s.d;
   d.T = T;
@@ -82,22 +134,53 @@ Settings resolve(const TransMlaOptions& c, std::size_t T) {
   s.r = positive(c.latent_dim, std::max<std::size_t>(1, s.K / 2), "--latent-dim");
   if (s.r > s.K)
     throw UsageError("transmla.err.latent_dim", {{"flag", "--latent-dim"}, {"value", s.r}, {"max", s.K}});
+  require_fits({d.H, s.r, d.D}, "W_UVO", "--latent-dim, --heads or --d-model");
   s.bytes = positive(c.bytes_per_number, 2, "--bytes-per-number");
   if (s.bytes > 8) throw UsageError("transmla.err.too_many", {{"flag", "--bytes-per-number"}, {"max", 8}});
-  // The work: the SVD (about 10 sweeps of K²/2 column pairs, 5 passes of M each) and one layer per rank.
-  double D = static_cast<double>(d.D), C = static_cast<double>(d.C()), K = static_cast<double>(s.K);
-  double HDh = static_cast<double>(d.H * d.Dh), H = static_cast<double>(d.H);
+  s.ranks = sweep_ranks(c.ranks, s.K);
+
+  const double D = static_cast<double>(d.D), C = static_cast<double>(d.C()), K = static_cast<double>(s.K);
+  const double HDh = static_cast<double>(d.H * d.Dh), H = static_cast<double>(d.H), GDh = static_cast<double>(d.G * d.Dh);
+  const double r = static_cast<double>(s.r), M = std::max(D, C), n = static_cast<double>(s.ranks.size());
+  double ranks_sum = 0;
+  for (std::size_t k : s.ranks) ranks_sum += static_cast<double>(k);
+  const bool jacobi = s.K <= kJacobiMaxRank;
+  const WorkPart svd_part{rec.t("work.svd", {{"rows", d.D}, {"cols", d.C()}}),
+                          jacobi ? 10 * K * K / 2 * M * 5 : 1.5 * M * K * K + 4.2 * K * K * K, 0,
+                          "--d-model, --kv-heads, --head-dim", jacobi ? M * K + K * K : 5 * K * K + 3 * M * K};
+  const std::string sweep_what = rec.t("work.sweep", {{"n", s.ranks.size()}});
+  const std::string layers_what = rec.t("work.layers", {{"heads", d.H}, {"r", s.r}, {"d_model", d.D}});
+  const std::string shown_what = rec.t("work.shown");
   require_work([&](double Tn) {
-    double layer = Tn * D * C + 2 * Tn * C * HDh + 2 * Tn * Tn * HDh + 2 * Tn * HDh * D + C * C * HDh;
-    return Work{10 * K * K / 2 * std::max(D, C) * 5 + (K + 3) * layer,
-                (K + 4) * (Tn * (D + C + 2 * HDh) + D * C + 2 * C * HDh) + H * Tn * Tn * 4};
-  }, T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, " + hd);
+    // One forward of the layer at latent width w: Q, the latent, K_C and V_C, the scores and sums, W_O.
+    auto forward = [&](double w) { return Tn * D * HDh + Tn * D * w + 2 * Tn * w * HDh + 2 * Tn * Tn * HDh + Tn * HDh * D; };
+    // The weights of a rank-w layer: its factors, its up-projections, and W_Q and W_O.
+    auto weights = [&](double w) { return D * w + w * C + 2 * w * HDh + 2 * D * HDh; };
+    // The sweep: a forward per rank, which streams W_Q, W_O and the rank's factors and
+    // up-projections (written, then read).
+    WorkPart sweep{sweep_what,
+                   n * forward(0) + ranks_sum * (Tn * D + 2 * Tn * HDh) +
+                       kStreamMadds * (n * 2 * D * HDh + 2 * ranks_sum * (D + C + 2 * HDh)),
+                   0, "--ranks, --seq-len/--tokens", weights(static_cast<double>(s.ranks.back())) + H * Tn * Tn * 4};
+    // The GQA layer, its MLA rewrite, the rank-r layer and its absorbed path (with the fold), the
+    // reconstruction check; held: the fold, the rank-r layer's copy of W_Q and W_O, the full-rank factors and product.
+    WorkPart layers{layers_what,
+                    Tn * D * (HDh + 2 * GDh) + 2 * Tn * Tn * HDh + Tn * HDh * D + forward(C) + forward(r) + H * r * d.Dh * D +
+                        Tn * HDh * r + 2 * Tn * Tn * H * r + Tn * H * r * D + D * K * C + kStreamMadds * 4 * D * HDh,
+                    0, "--latent-dim, --seq-len/--tokens, --heads, --head-dim",
+                    H * r * D + 2 * D * HDh + D * K + K * C + D * C + H * Tn * Tn * 12};
+    WorkPart shown{shown_what, 0,
+                   Tn * (6 * D + 2 * C + 2 * HDh + r) + 2 * D * HDh + 2 * D * GDh + D * C + 2 * C * HDh + K + D * r +
+                       2 * r * HDh + 4 * n,
+                   "--d-model, --heads, --kv-heads, --head-dim"};
+    return Work({svd_part, sweep, layers, shown});
+  }, T, "--seq-len/--tokens", "--seq-len/--tokens, --d-model, " + hd + ", --ranks");
   return s;
 }
 
 // Everything the lesson shows, computed before any narration.
 struct TransMla {
-  Tensor X, W_Q, W_K, W_V, W_O;   // (T, D), (D, H*Dh), (D, G*Dh) ×2, (H*Dh, D)
+  Tensor X, W_Q, W_K, W_V, W_O;   // (T, D), (D, H*Dh), (D, G*Dh) ×2, (H*Dh, D); W_Q and W_O let go once in `exact`
   AttentionPass gqa;              // the GQA layer
   MlaWeights exact;               // the same layer as MLA: W_DKV (D, C), W_UK, W_UV (C, H*Dh)
   MlaNaive mla;                   // its forward
@@ -123,15 +206,23 @@ TransMla compute(const Settings& s, std::uint64_t seed, bool causal) {
   m.W_O = init_weight(rng, d.H * d.Dh, d.D);
   m.gqa = grouped_attention(m.X, m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.G, causal);
   m.exact = gqa_as_mla(m.W_Q, m.W_K, m.W_V, m.W_O, d.H, d.G);
+  m.W_Q = m.W_O = Tensor();  // exact.W_Q and exact.W_O are the same numbers, shown in step gqa
   m.mla = mla_naive(m.X, m.exact, transmla_mla_dims(d, d.C()), causal);
-  m.svd = svd_jacobi(m.exact.W_DKV);
-  LowRank full = truncate_svd(m.svd, s.K);
-  m.svd_reconstruction = max_abs_diff(matmul(full.left, full.right), m.exact.W_DKV);
-  m.low = compress_latent(m.exact, m.svd, s.r);
+  m.svd = svd(m.exact.W_DKV);  // Jacobi at the chapter's sizes, the Gram method at real ones (svd.h)
+  {
+    LowRank full = truncate_svd(m.svd, s.K);
+    m.svd_reconstruction = max_abs_diff(matmul(full.left, full.right), m.exact.W_DKV);
+  }
+  m.low = compress_gqa_latent(m.exact, m.svd, s.r, d.H, d.G);
   MlaDims dr = transmla_mla_dims(d, s.r);
   m.mla_r = mla_naive(m.X, m.low, dr, causal);
   m.absorbed_r = mla_absorbed(m.mla_r.c_KV, Tensor(), m.mla_r.Q_C, Tensor(), m.low, dr, causal);
-  m.sweep = latent_rank_sweep(m.X, m.exact, m.svd, d, m.gqa.output, causal);
+  // What the narration does not show is let go as soon as it is used: at Llama 3 8B's sizes the
+  // fold is 1 GiB, and W_Q and W_O 268 MB a copy.
+  m.absorbed_r.W_UVO = Tensor();
+  m.low.W_Q = m.low.W_O = Tensor();
+  m.sweep = latent_rank_sweep(m.X, m.exact, m.svd, d, m.gqa.output, causal, s.ranks);
+  m.svd.U = m.svd.V = Tensor();
   m.run_exact = decode_variant_costs(VariantDims{d.H, d.G, d.Dh, d.C(), 0}, kContext);
   m.run_r = decode_variant_costs(VariantDims{d.H, d.G, d.Dh, s.r, 0}, kContext);
   m.llama = load_preset("llama-3-8b");
@@ -141,23 +232,25 @@ TransMla compute(const Settings& s, std::uint64_t seed, bool causal) {
   return m;
 }
 
-void step_gqa(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {
+// The steps move the weights into the trace (no step reads them after showing them), so a run at
+// real sizes holds one copy of them.
+void step_gqa(LessonRecorder& r, const Settings& s, TransMla& m, const Labels& rows) {
   const TransMlaDims& d = s.d;
   r.step("gqa", {{"heads", d.H}, {"kv_heads", d.G}, {"d_h", d.Dh}, {"per_group", d.H / d.G}, {"cache", d.C()}});
   r.tensor("X", m.X, rows);            // (T, D)
-  r.tensor("W_Q", m.W_Q);              // (D, H*Dh)
-  r.tensor("W_K", m.W_K);              // (D, G*Dh)
-  r.tensor("W_V", m.W_V);              // (D, G*Dh)
-  r.tensor("W_O", m.W_O);              // (H*Dh, D)
+  r.tensor("W_Q", std::move(m.exact.W_Q));  // (D, H*Dh), the GQA layer's (gqa_as_mla keeps it as it is)
+  r.tensor("W_K", std::move(m.W_K));        // (D, G*Dh)
+  r.tensor("W_V", std::move(m.W_V));        // (D, G*Dh)
+  r.tensor("W_O", std::move(m.exact.W_O));  // (H*Dh, D)
   r.tensor("output_gqa", m.gqa.output, rows);  // (T, D)
 }
 
-void step_rewrite(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {
+void step_rewrite(LessonRecorder& r, const Settings& s, TransMla& m, const Labels& rows) {
   const TransMlaDims& d = s.d;
   r.step("rewrite", {{"d_c", d.C()}, {"kv_heads", d.G}, {"d_h", d.Dh}, {"heads", d.H}});
-  r.tensor("W_DKV", m.exact.W_DKV);    // (D, C)
-  r.tensor("W_UK", m.exact.W_UK);      // (C, H*Dh)
-  r.tensor("W_UV", m.exact.W_UV);      // (C, H*Dh)
+  r.tensor("W_DKV", std::move(m.exact.W_DKV));  // (D, C)
+  r.tensor("W_UK", std::move(m.exact.W_UK));    // (C, H*Dh)
+  r.tensor("W_UV", std::move(m.exact.W_UV));    // (C, H*Dh)
   r.tensor("c_KV", m.mla.c_KV, rows);  // (T, C)
   r.tensor("K_C", m.mla.K_C, rows);    // (T, H*Dh)
   r.tensor("output_mla", m.mla.output, rows);  // (T, D)
@@ -171,18 +264,21 @@ void step_rewrite(LessonRecorder& r, const Settings& s, const TransMla& m, const
 }
 
 void step_svd(LessonRecorder& r, const Settings& s, const TransMla& m) {
-  r.step("svd", {{"d_model", s.d.D}, {"d_c", s.d.C()}, {"K", s.K}});
+  const bool jacobi = m.svd.method == SvdMethod::Jacobi;
+  r.step("svd", {{"d_model", s.d.D}, {"d_c", s.d.C()}, {"K", s.K}, {"method", jacobi ? "jacobi" : "gram"},
+                 {"jacobi_max", kJacobiMaxRank}});
   r.tensor("singular_values", m.svd.S);  // (K)
-  r.value("svd_sweeps", static_cast<std::int64_t>(m.svd.sweeps));
+  if (jacobi) r.value("svd_sweeps", static_cast<std::int64_t>(m.svd.sweeps));
+  else r.value("svd_qr_steps", static_cast<std::int64_t>(m.svd.qr_steps));
   r.value("svd_reconstruction", m.svd_reconstruction);
   r.note("svd.note", {{"r", s.r}, {"share", 100.0 * singular_value_energy(m.svd.S, s.r)}, {"diff", m.svd_reconstruction}});
 }
 
-void step_compress(LessonRecorder& r, const Settings& s, const TransMla& m, const Labels& rows) {
+void step_compress(LessonRecorder& r, const Settings& s, TransMla& m, const Labels& rows) {
   r.step("compress", {{"r", s.r}, {"d_c", s.d.C()}});
-  r.tensor("W_DKV_r", m.low.W_DKV);      // (D, r)
-  r.tensor("W_UK_r", m.low.W_UK);        // (r, H*Dh)
-  r.tensor("W_UV_r", m.low.W_UV);        // (r, H*Dh)
+  r.tensor("W_DKV_r", std::move(m.low.W_DKV));  // (D, r)
+  r.tensor("W_UK_r", std::move(m.low.W_UK));    // (r, H*Dh)
+  r.tensor("W_UV_r", std::move(m.low.W_UV));    // (r, H*Dh)
   r.tensor("c_KV_r", m.mla_r.c_KV, rows);  // (T, r)
   r.tensor("output_r", m.mla_r.output, rows);  // (T, D)
   double err = max_abs_diff(m.mla_r.output, m.gqa.output);
@@ -194,22 +290,27 @@ void step_compress(LessonRecorder& r, const Settings& s, const TransMla& m, cons
 }
 
 void step_sweep(LessonRecorder& r, const Settings& s, const TransMla& m) {
-  r.step("sweep", {{"K", s.K}, {"d_c", s.d.C()}});
+  const std::size_t n = s.ranks.size();
+  const bool every = n == s.K, has_full = s.ranks.back() == s.K;
+  std::string list;  // "256, 512, 1024, 2048": numbers and commas only
+  for (std::size_t k = 0; k < n; ++k) list += (k ? ", " : "") + std::to_string(s.ranks[k]);
+  r.step("sweep", {{"K", s.K}, {"d_c", s.d.C()}, {"every", every}, {"n", n}, {"list", list}, {"has_full", has_full},
+                   {"every_max", kSweepEveryRankMax}});
   Table t{{r.t("sweep.col.r"), r.t("sweep.col.cache"), r.t("sweep.col.share"), r.t("sweep.col.max_error"),
            r.t("sweep.col.rel_error")},
           {}};
-  for (std::size_t k = 0; k < s.K; ++k)
-    t.rows.push_back({I(k + 1), I((k + 1) * s.bytes), m.sweep.cache_share.data[k], m.sweep.max_error.data[k],
+  for (std::size_t k = 0; k < n; ++k)
+    t.rows.push_back({I(s.ranks[k]), I(s.ranks[k] * s.bytes), m.sweep.cache_share.data[k], m.sweep.max_error.data[k],
                       m.sweep.rel_error.data[k]});
   r.table(t);
-  r.tensor("rank", m.sweep.rank);               // (K)
-  r.tensor("cache_share", m.sweep.cache_share); // (K)
-  r.tensor("rel_error", m.sweep.rel_error);     // (K)
-  r.tensor("max_error", m.sweep.max_error);     // (K)
+  r.tensor("rank", m.sweep.rank);               // (n)
+  r.tensor("cache_share", m.sweep.cache_share); // (n)
+  r.tensor("rel_error", m.sweep.rel_error);     // (n)
+  r.tensor("max_error", m.sweep.max_error);     // (n)
   r.chart(Chart{r.t("sweep.chart"), "rank", {"rel_error", "cache_share"}});
   const double s_max = m.svd.S.data.front(), s_min = m.svd.S.data.back();
-  r.note("sweep.note", {{"K", s.K}, {"full_error", m.sweep.max_error.data[s.K - 1]}, {"s_max", s_max}, {"s_min", s_min},
-                        {"spread", s_min > 0.0 ? s_max / s_min : 0.0}});
+  r.note("sweep.note", {{"K", s.K}, {"has_full", has_full}, {"full_error", m.sweep.max_error.data.back()}, {"s_max", s_max},
+                        {"s_min", s_min}, {"spread", s_min > 0.0 ? s_max / s_min : 0.0}});
 }
 
 void cost_rows(LessonRecorder& r, Table& t, const std::string& model, const std::vector<VariantCost>& exact,
@@ -261,7 +362,7 @@ void step_rope(LessonRecorder& r) {
 Trace run(const TransMlaOptions& c) {
   LessonRecorder r("transmla", c.lang, {"transmla"});
   const std::vector<std::string> defaults = chapter_tokens(c.lang, 4);
-  Settings s = resolve(c, token_count(c, defaults));  // sizes checked: nothing per token yet
+  Settings s = resolve(c, token_count(c, defaults), r);  // sizes checked: nothing per token yet
   std::vector<std::string> tokens = resolve_tokens(c, defaults);
   record_common_config(r, c, tokens);
   r.config("d_model", I(s.d.D));

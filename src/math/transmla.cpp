@@ -36,6 +36,41 @@ MlaWeights compress_latent(const MlaWeights& exact, const Svd& svd, std::size_t 
   return w;
 }
 
+Tensor gathered_up_projection(const Tensor& right, std::size_t n_heads, std::size_t n_kv_heads, bool value_half) {
+  if (right.rank() != 2 || n_kv_heads == 0 || n_heads % n_kv_heads != 0 || right.dim(1) % (2 * n_kv_heads) != 0)
+    throw std::invalid_argument("gathered_up_projection: right must be (r, 2*G*Dh) with G dividing H, got " + shape_str(right.shape));
+  const std::size_t r = right.dim(0), C = right.dim(1), Dh = C / (2 * n_kv_heads), per_group = n_heads / n_kv_heads;
+  const std::size_t offset = value_half ? n_kv_heads * Dh : 0;
+  Tensor W({r, n_heads * Dh});  // (r, H*Dh)
+  for (std::size_t k = 0; k < r; ++k) {
+    const double* from = right.data.data() + k * C + offset;
+    double* to = W.data.data() + k * n_heads * Dh;
+    for (std::size_t i = 0; i < n_heads; ++i)
+      for (std::size_t a = 0; a < Dh; ++a) to[i * Dh + a] = from[(i / per_group) * Dh + a] + 0.0;
+  }
+  return W;
+}
+
+void set_compressed_gqa_latent(MlaWeights& w, const Svd& svd, std::size_t r, std::size_t n_heads, std::size_t n_kv_heads) {
+  LowRank lr = truncate_svd(svd, r);
+  w.W_DKV = std::move(lr.left);                                            // (D, r)
+  w.W_UK = gathered_up_projection(lr.right, n_heads, n_kv_heads, false);  // (r, H*Dh)
+  w.W_UV = gathered_up_projection(lr.right, n_heads, n_kv_heads, true);   // (r, H*Dh)
+}
+
+MlaWeights compress_gqa_latent(const MlaWeights& exact, const Svd& svd, std::size_t r, std::size_t n_heads,
+                               std::size_t n_kv_heads) {
+  MlaWeights w;
+  w.W_Q = exact.W_Q;
+  w.W_O = exact.W_O;
+  w.W_DQ = exact.W_DQ;
+  w.W_UQ = exact.W_UQ;
+  w.W_QR = exact.W_QR;
+  w.W_KR = exact.W_KR;
+  set_compressed_gqa_latent(w, svd, r, n_heads, n_kv_heads);
+  return w;
+}
+
 MlaDims transmla_mla_dims(const TransMlaDims& d, std::size_t r) { return MlaDims{d.T, d.D, d.H, d.Dh, r}; }
 
 double relative_frobenius_error(const Tensor& a, const Tensor& b) {
@@ -49,15 +84,19 @@ double relative_frobenius_error(const Tensor& a, const Tensor& b) {
 }
 
 RankSweep latent_rank_sweep(const Tensor& X, const MlaWeights& exact, const Svd& svd, const TransMlaDims& d,
-                            const Tensor& reference, bool causal) {
-  const std::size_t K = svd.S.numel();
-  RankSweep s{Tensor({K}), Tensor({K}), Tensor({K}), Tensor({K})};
-  for (std::size_t r = 1; r <= K; ++r) {
-    Tensor out = mla_naive(X, compress_latent(exact, svd, r), transmla_mla_dims(d, r), causal).output;  // (T, D)
-    s.rank.data[r - 1] = static_cast<double>(r);
-    s.cache_share.data[r - 1] = static_cast<double>(r) / static_cast<double>(d.C());
-    s.max_error.data[r - 1] = max_abs_diff(out, reference);
-    s.rel_error.data[r - 1] = relative_frobenius_error(out, reference);
+                            const Tensor& reference, bool causal, const std::vector<std::size_t>& ranks) {
+  const std::size_t n = ranks.size();
+  RankSweep s{Tensor({n}), Tensor({n}), Tensor({n}), Tensor({n})};
+  MlaWeights w;  // W_Q and W_O copied once (for the first rank); the latent's three tensors replaced for each rank
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t r = ranks[k];
+    if (k == 0) w = compress_gqa_latent(exact, svd, r, d.H, d.G);
+    else set_compressed_gqa_latent(w, svd, r, d.H, d.G);
+    Tensor out = mla_naive(X, w, transmla_mla_dims(d, r), causal).output;  // (T, D)
+    s.rank.data[k] = static_cast<double>(r);
+    s.cache_share.data[k] = static_cast<double>(r) / static_cast<double>(d.C());
+    s.max_error.data[k] = max_abs_diff(out, reference);
+    s.rel_error.data[k] = relative_frobenius_error(out, reference);
   }
   return s;
 }

@@ -15,6 +15,7 @@
 // through Vᵀ: W_UK,r = V_rᵀ W_UK, W_UV,r = V_rᵀ W_UV (r, H*Dh). At r = rank(W_DKV) the layer is
 // unchanged; below it, the output moves, and the cache is r numbers per token.
 #include <cstdint>
+#include <vector>
 
 #include "mla.h"
 #include "svd.h"
@@ -38,19 +39,37 @@ MlaWeights gqa_as_mla(const Tensor& W_Q, const Tensor& W_K, const Tensor& W_V, c
 // The rank-r layer from the SVD of exact.W_DKV (see above). W_Q and W_O are kept.
 MlaWeights compress_latent(const MlaWeights& exact, const Svd& svd, std::size_t r);
 
+// V_rᵀ W_UK (value_half false) or V_rᵀ W_UV (true) for the copy matrices of gqa_up_projection,
+// gathered instead of multiplied: head i's block of columns is its group's block of rows of
+// V_rᵀ. right (r, 2·G·Dh) = V_rᵀ -> (r, H*Dh). The same bits as
+// matmul(right, gqa_up_projection(H, G, Dh, value_half)): matmul sums each entry in order from
+// +0.0, and here one term is the entry times 1 and every other a product with 0, so the sum is
+// that entry (x + 0.0: a −0.0 comes out as +0.0, as from the sum). r·H·Dh copies instead of
+// r·2·G·Dh·H·Dh multiply-adds (1.7e10 at Llama 3 8B's sizes and r = 1024).
+Tensor gathered_up_projection(const Tensor& right, std::size_t n_heads, std::size_t n_kv_heads, bool value_half);
+
+// compress_latent for a GQA layer rewritten by gqa_as_mla (its W_UK, W_UV the copies), with the
+// up-projections gathered: the same weights, bit for bit.
+MlaWeights compress_gqa_latent(const MlaWeights& exact, const Svd& svd, std::size_t r, std::size_t n_heads,
+                               std::size_t n_kv_heads);
+// The same in place: w's W_DKV, W_UK and W_UV become the rank-r ones, W_Q and W_O are left as
+// they are (the sweep reuses one copy of them for every rank: 2·D·H·Dh numbers, 268 MB at Llama 3 8B's sizes).
+void set_compressed_gqa_latent(MlaWeights& w, const Svd& svd, std::size_t r, std::size_t n_heads, std::size_t n_kv_heads);
+
 // The MLA dims of a (possibly compressed) latent of width r: Cq = 0, R = 0.
 MlaDims transmla_mla_dims(const TransMlaDims& d, std::size_t r);
 
-// Every rank r = 1 … K (K = min(D, C)): the cache per token (r numbers), its share of GQA's 2·G·Dh, and
-// how far the rank-r layer's output is from `reference` (T, D).
+// The ranks r_1 < … < r_n (each 1 … K, K = min(D, C)) of a GQA layer rewritten by gqa_as_mla: the
+// cache per token (r numbers), its share of GQA's 2·G·Dh, and how far the rank-r layer's output
+// (compress_gqa_latent, then mla_naive) is from `reference` (T, D). n forwards of the layer.
 struct RankSweep {
-  Tensor rank;        // (K): 1 … K
-  Tensor cache_share; // (K): r / (2·G·Dh)
-  Tensor max_error;   // (K): max |output_r − reference|
-  Tensor rel_error;   // (K): ‖output_r − reference‖_F / ‖reference‖_F
+  Tensor rank;        // (n): r_1 … r_n
+  Tensor cache_share; // (n): r / (2·G·Dh)
+  Tensor max_error;   // (n): max |output_r − reference|
+  Tensor rel_error;   // (n): ‖output_r − reference‖_F / ‖reference‖_F
 };
 RankSweep latent_rank_sweep(const Tensor& X, const MlaWeights& exact, const Svd& svd, const TransMlaDims& d,
-                            const Tensor& reference, bool causal);
+                            const Tensor& reference, bool causal, const std::vector<std::size_t>& ranks);
 
 // ‖a − b‖_F / ‖b‖_F (0 when both are zero).
 double relative_frobenius_error(const Tensor& a, const Tensor& b);

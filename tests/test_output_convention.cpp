@@ -157,6 +157,7 @@ TEST_CASE("output: --npz holds every tensor of the run, numpy reads it, the valu
         "import json, sys, numpy as np\n"
         "z = np.load(sys.argv[1]); d = json.load(open(sys.argv[2]))\n"
         "assert list(z.files) == list(d['tensors']), (z.files, list(d['tensors']))\n"
+        "assert z.zip.testzip() is None  # every member's CRC-32 checked by Python's zipfile\n"
         "for k, t in d['tensors'].items():\n"
         "    a = z[k]; assert a.dtype == np.float64 and list(a.shape) == t['shape'], k\n"
         "    ref = np.array([-np.inf if x is None else x for x in t['data']], dtype=np.float64).reshape(t['shape'])\n"

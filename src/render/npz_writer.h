@@ -15,7 +15,11 @@ namespace attn {
 // Streams the archive to `out`; false when a write failed. `bytes`, if given, receives its length.
 bool write_trace_npz(const Trace& trace, std::FILE* out, std::size_t* bytes = nullptr);
 
-// zip's CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of n bytes, continuing from `crc`.
+// zip's CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of n bytes, continuing from `crc`: by
+// carry-less multiplication where the CPU has it (PCLMULQDQ), a large buffer on every thread.
 std::uint32_t crc32_ieee(std::uint32_t crc, const void* data, std::size_t n);
+// The same by tables alone (slicing-by-8), on one thread: what crc32_ieee does without PCLMULQDQ;
+// for the tests, which compare both with a bit-by-bit loop.
+std::uint32_t crc32_ieee_table(std::uint32_t crc, const void* data, std::size_t n);
 
 }  // namespace attn

@@ -107,7 +107,7 @@ std::vector<std::size_t> sweep_ranks(const std::optional<std::string>& text, std
 }
 
 // The sizes, checked; then the run's work in four parts, each named in a refusal with the flags
-// that shrink it (`r` gives their words). Multiply-adds as the code does them: the SVD (Jacobi:
+// that shrink it (`rec` gives their words). Multiply-adds as the code does them: the SVD (Jacobi:
 // about 10 sweeps of K²/2 column pairs, 5 passes of max(D, C) each; Gram: W's Gram matrix, the
 // eigen-decomposition and U = W V, about 1.5·M'·K² + 4.2·K³, M' = max(D, C)), a forward of the layer
 // per rank of the sweep, the four forwards shown, the fold of the absorbed path (H·r·Dh·D) and

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "attention.h"
+#include "matmul.h"
 #include "rope.h"
 
 namespace attn {
@@ -113,9 +114,11 @@ MlaAbsorbed mla_absorbed(const Tensor& c_KV, const Tensor& K_R, const Tensor& Q_
   // pass 3: attend over the latent itself, then one folded matrix per head to d_model
   std::vector<Tensor> ctx;
   Tensor out({d.T, d.D});  // (T, D)
+  Tensor part({d.T, d.D});  // (T, D): ctx_i W_UVO_i, read from W_UVO in place (no copy of the head's C × D)
   for (std::size_t i = 0; i < d.H; ++i) {
     ctx.push_back(matmul(slice0(a.weights_absorbed, i), c_KV));  // (T, C)
-    out = add(out, matmul(ctx.back(), slice0(a.W_UVO, i)));      // (T, D)
+    gemm(ctx.back().data.data(), a.W_UVO.data.data() + i * C * d.D, part.data.data(), d.T, d.D, C);  // matmul's kernel
+    out = add(out, part);                                         // (T, D)
   }
   a.context_latent = stack0(ctx);  // (H, T, C)
   a.output_absorbed = out;

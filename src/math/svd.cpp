@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "symmetric_eigen.h"
@@ -159,9 +160,9 @@ Svd svd_gram(const Tensor& A) {
   Svd out;
   out.method = SvdMethod::Gram;
   out.qr_steps = eig.qr_steps;
-  out.S = S;
-  out.U = tall ? left : right;   // (M, K)
-  out.V = tall ? right : left;   // (N, K)
+  out.S = std::move(S);
+  out.U = std::move(tall ? left : right);   // (M, K)
+  out.V = std::move(tall ? right : left);   // (N, K)
   fix_signs(out);
   return out;
 }

@@ -55,7 +55,9 @@ TEST_CASE("heads counts layers and heads from 1 with the tensor names' index bes
   // The JSON keeps numpy's indices, from 0 (README states it): a layer index is below the layer count.
   CliResult j = run_cli("heads --weights " + fixture("tiny-gpt2") + " --token-ids 5,17,3,42,17,3,9 --json -");
   REQUIRE(j.code == 0);
-  for (const auto& h : nlohmann::json::parse(j.out)["top"]["previous"]) CHECK(h["layer"].get<int>() < 2);
+  const nlohmann::json doc = nlohmann::json::parse(j.out);  // named: a temporary would die before the loop
+  REQUIRE(doc["top"]["previous"].size() >= 1);
+  for (const auto& h : doc["top"]["previous"]) CHECK(h["layer"].get<int>() < 2);
   CliResult zh = run_cli("heads --weights " + fixture("tiny-gpt2") + " --token-ids 5,17,3,42,17,3,9 --lang zh");
   REQUIRE(zh.code == 0);
   CHECK(std::regex_search(zh.out, std::regex(R"(第 \d+ 层第 \d+ 头（L\d+H\d+）)")));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -90,9 +91,9 @@ TEST_CASE("bench: sysfs cache sizes are read in bytes, anything else is 0", "[be
 TEST_CASE("bench: every kernel's decode step is attention over the whole cache, as a plain double loop computes it", "[bench]") {
   // The kernels are compared with each other below; this compares them all with softmax over all
   // N scores at once, so a row skipped or summed twice by the blocked, threaded path fails.
-  // 501 rows: blocks of 64 and a last one of odd length; 449: a last block of one row. Three
-  // threads: MQA's one cache is split in three pieces, GQA's two in two, and the pieces' softmaxes
-  // are combined. 10 heads in 2 groups: 5 query heads a KV head, two pairs and a lone head.
+  // 501 rows: blocks of 64 and a last one of odd length; 449: a last block of one row; 2,500 rows:
+  // each cache in three pieces of at most 1,024 rows, whose softmaxes are combined, taken by three
+  // threads. 10 heads in 2 groups: 5 query heads a KV head, two pairs and a lone head.
   struct ThreadsGuard {
     ~ThreadsGuard() { set_threads(0); }
   } guard;
@@ -102,7 +103,7 @@ TEST_CASE("bench: every kernel's decode step is attention over the whole cache, 
   variants.insert(variants.end(), wide.begin(), wide.end());
   variants.insert(variants.end(), odd.begin(), odd.end());
   for (const BenchVariant& v : variants)
-    for (std::uint64_t N : {501, 449})
+    for (std::uint64_t N : {501, 449, 2500})
       for (int bytes : {4, 2}) {
         BenchReference ref = bench_decode_reference(v, 1, N, bytes);
         REQUIRE(ref.magnitude > 0);
@@ -114,6 +115,26 @@ TEST_CASE("bench: every kernel's decode step is attention over the whole cache, 
           CHECK(std::fabs(r.checksum - ref.checksum) <= 1e-5 * ref.magnitude);
         }
       }
+}
+
+TEST_CASE("bench: a decode step's result has the same bits at 1, 2 and 3 threads", "[bench]") {
+  // The cache is cut in pieces of 1,024 rows whatever the thread count, threads take pieces from a
+  // shared counter, and the pieces are combined in a fixed order: the bits cannot depend on who
+  // took which piece. 5,000 rows: five pieces, the last one short.
+  struct ThreadsGuard {
+    ~ThreadsGuard() { set_threads(0); }
+  } guard;
+  for (const BenchVariant& v : bench_variants(8, 2, 24, 16, 8)) {
+    set_threads(1);
+    const double one = bench_decode_variant(v, 2, 5000, 4, 1, 0.0, DecodeKernel::Automatic).checksum;
+    REQUIRE(one != 0.0);
+    for (std::size_t threads : {2, 3}) {
+      set_threads(threads);
+      const double many = bench_decode_variant(v, 2, 5000, 4, 1, 0.0, DecodeKernel::Automatic).checksum;
+      INFO(v.id << " at " << threads << " threads: " << many << " vs " << one);
+      CHECK(std::memcmp(&many, &one, sizeof one) == 0);
+    }
+  }
 }
 
 TEST_CASE("bench: the AVX-512 and AVX2 kernels, where the CPU has them, compute what the portable one does", "[bench]") {

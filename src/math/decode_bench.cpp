@@ -9,6 +9,7 @@
 #include "decode_bench.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -448,6 +449,7 @@ struct Avx512Kernel {
 
 constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
 constexpr std::size_t kAhead = 16;   // cache rows requested ahead of the one being read
+constexpr std::size_t kPieceRows = 1024;  // cache rows per work item that a thread takes
 constexpr std::size_t kPieces = 8;   // calls of a block's weighted sums, each after a share of prefetches
 
 // One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
@@ -580,16 +582,19 @@ struct VariantState final : DecodeStep::State {
     q.resize(B * v.H * Dk);
     for (std::size_t i = 0; i < q.size(); ++i) q[i] = bench_query_number(i);
     scale = 1.0f / std::sqrt(static_cast<float>(Dk));
-    // split each cache's rows across the threads (flash-decoding), then combine the pieces
-    const std::size_t threads = thread_count();
-    splits = std::max<std::size_t>(1, std::min<std::size_t>(N / kBlock + 1, (threads + seqs - 1) / seqs));
+    // Each cache's rows in pieces of kPieceRows (flash-decoding), the pieces combined after in a
+    // fixed order: the split does not depend on the thread count, so neither do the bits.
+    splits = std::max<std::size_t>(1, (N + kPieceRows - 1) / kPieceRows);
     items = seqs * splits;
     m.resize(items * Hg), l.resize(items * Hg), acc.resize(items * Hg * Dv), out.resize(B * v.H * Dv);
   }
 
   double run() override {
-    parallel_for(items, 1, [&](std::size_t b, std::size_t e) {
-      for (std::size_t it = b; it < e; ++it) {
+    // The threads take pieces from a shared counter: a thread that the machine slows down takes
+    // fewer, instead of the others waiting for its fixed share at the end of the step.
+    std::atomic<std::size_t> next{0};
+    parallel_for(thread_count(), 1, [&](std::size_t, std::size_t) {
+      for (std::size_t it; (it = next.fetch_add(1, std::memory_order_relaxed)) < items;) {
         std::size_t sq = it / splits, sp = it % splits;
         std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
         std::size_t batch = sq / v.G, g = sq % v.G;

@@ -623,35 +623,47 @@ struct VariantState final : DecodeStep::State {
   }
 };
 
-// The compute peak of the scores' kernel: 4 query rows against two key rows (dot4x2, as every
-// variant with 4 or more query heads per KV head scores, absorbed MLA among them), over 8 key rows
-// that stay in L1, on every thread. Nothing is read from memory: FLOP / second is the most this
-// kernel can do on this machine.
+// The compute peak of the decode kernel in use: a variant's whole step (scores, online softmax,
+// weighted sums) over kRows cached rows that stay in L2, run reps times on every thread. Nothing
+// is read from memory: FLOP / second is the most this kernel can do on this machine. Measured on
+// absorbed MLA's shape (the variant the roofline question is about), the figure the other
+// variants' bounds are placed against.
 template <class Kernel>
 struct ComputeState final : ComputeLoop::State {
-  static constexpr std::size_t kRows = 8;
-  std::size_t width, reps;
-  std::vector<std::vector<float>> q, k;  // per thread: (4, width) and (kRows, width)
+  static constexpr std::size_t kRows = 64;  // one softmax block
+  BenchVariant v;
+  std::size_t Hg, reps;
+  std::vector<std::vector<float>> q, m, l, acc;  // per thread: (Hg, Dk), (Hg), (Hg), (Hg, Dv)
+  HugeArray<float> k;  // (threads, kRows, Dk), aligned as the decode step's caches are
   std::vector<double> part;
 
-  ComputeState(std::size_t w, std::size_t r) : width(w), reps(r) {
+  ComputeState(const BenchVariant& var, std::size_t r)
+      : v(var), Hg(var.H / var.G), reps(r), k(thread_count() * kRows * var.Dk) {
     const std::size_t threads = thread_count();
-    q.resize(threads), k.resize(threads), part.resize(threads);
+    q.resize(threads), m.resize(threads), l.resize(threads), acc.resize(threads);
+    part.resize(threads);
     for (std::size_t t = 0; t < threads; ++t) {
-      q[t].resize(4 * width), k[t].resize(kRows * width);
-      for (std::size_t i = 0; i < q[t].size(); ++i) q[t][i] = bench_query_number(i) * 1e-3f;
-      for (std::size_t i = 0; i < k[t].size(); ++i) k[t][i] = bench_cache_number(i, kKeySalt, 4) * 1e-3f;
+      q[t].resize(Hg * v.Dk), m[t].resize(Hg), l[t].resize(Hg), acc[t].resize(Hg * v.Dv);
+      for (std::size_t i = 0; i < q[t].size(); ++i) q[t][i] = bench_query_number(i);
     }
+    for (std::size_t i = 0; i < threads * kRows * v.Dk; ++i) k.get()[i] = bench_cache_number(i % (kRows * v.Dk), kKeySalt, 4);
   }
   double run() override {
+    // threads × reps calls, taken from a shared counter as the decode step takes its pieces: a
+    // thread that the machine slows down takes fewer, so the peak is not the slowest thread's
+    const float scale = 1.0f / std::sqrt(static_cast<float>(v.Dk));
+    const std::size_t calls = q.size() * reps;
+    std::atomic<std::size_t> next{0};
     parallel_for(q.size(), 1, [&](std::size_t b, std::size_t e) {
       for (std::size_t t = b; t < e; ++t) {
-        float d[8], s = 0;
-        for (std::size_t r = 0; r < reps; ++r)
-          for (std::size_t j = 0; j < kRows; j += 2) {
-            Kernel::dot4x2(q[t].data(), k[t].data() + j * width, k[t].data() + (j + 1) * width, width, d);
-            s += d[0] + d[7];  // a dependency on each call: it cannot be left out
-          }
+        double s = 0;
+        while (next.fetch_add(1, std::memory_order_relaxed) < calls) {
+          // values in the keys' rows (absorbed MLA) or, for another shape, the same rows again
+          const float* kt = k.get() + t * kRows * v.Dk;
+          attend_rows<Kernel>(q[t].data(), Hg, kt, v.Dk, v.Dk, kt, v.Dk, v.Dv, 0, kRows, scale,
+                              m[t].data(), l[t].data(), acc[t].data());
+          s += acc[t][0] / l[t][0];  // a dependency on each call: it cannot be left out
+        }
         part[t] = s;
       }
     });
@@ -727,15 +739,17 @@ DecodeStep::~DecodeStep() = default;
 DecodeStep::DecodeStep(DecodeStep&&) noexcept = default;
 DecodeStep& DecodeStep::operator=(DecodeStep&&) noexcept = default;
 
-ComputeLoop::ComputeLoop(std::size_t width, std::size_t reps, DecodeKernel kernel) {
-  if (width == 0 || width % 8 != 0 || reps == 0) throw std::invalid_argument("ComputeLoop: width a multiple of 8, reps > 0");
+ComputeLoop::ComputeLoop(const BenchVariant& v, std::size_t reps, DecodeKernel kernel) {
+  if (v.G == 0 || v.H % v.G != 0 || v.Dk % 8 != 0 || v.Dv % 8 != 0 || v.Dv > v.Dk || reps == 0)
+    throw std::invalid_argument("ComputeLoop: H % G == 0, widths multiple of 8, Dv <= Dk, reps > 0");
   const DecodeKernel run = resolve_kernel(kernel);
 #ifdef ATTNLAB_AVX2_KERNEL
-  if (run == DecodeKernel::Avx512) state_ = std::make_unique<ComputeState<Avx512Kernel>>(width, reps);
-  if (run == DecodeKernel::Avx2) state_ = std::make_unique<ComputeState<Avx2Kernel>>(width, reps);
+  if (run == DecodeKernel::Avx512) state_ = std::make_unique<ComputeState<Avx512Kernel>>(v, reps);
+  if (run == DecodeKernel::Avx2) state_ = std::make_unique<ComputeState<Avx2Kernel>>(v, reps);
 #endif
-  if (run == DecodeKernel::Portable) state_ = std::make_unique<ComputeState<PortableKernel>>(width, reps);
-  flops_ = static_cast<std::uint64_t>(thread_count()) * reps * ComputeState<PortableKernel>::kRows * 4 * width * 2;
+  if (run == DecodeKernel::Portable) state_ = std::make_unique<ComputeState<PortableKernel>>(v, reps);
+  flops_ = static_cast<std::uint64_t>(thread_count()) * reps * ComputeState<PortableKernel>::kRows * (v.H / v.G) *
+           (v.Dk + v.Dv) * 2;
   kernel_ = decode_kernel_name(run);
 }
 ComputeLoop::~ComputeLoop() = default;

@@ -68,11 +68,11 @@ class DecodeStep {
   std::string kernel_;
 };
 
-// The compute peak of the kernel the scores use (4 query rows against two key rows, fused
-// multiply-adds), over rows of `width` floats that stay in L1, `reps` passes on every thread.
+// The compute peak of the decode kernel: variant v's step (scores, online softmax, weighted sums)
+// over 64 cached rows that stay in L2, `reps` passes on every thread; nothing read from memory.
 class ComputeLoop {
  public:
-  ComputeLoop(std::size_t width, std::size_t reps, DecodeKernel kernel = DecodeKernel::Automatic);
+  ComputeLoop(const BenchVariant& v, std::size_t reps, DecodeKernel kernel = DecodeKernel::Automatic);
   ~ComputeLoop();
   double run() { return state_->run(); }
   std::uint64_t flops() const { return flops_; }  // per run

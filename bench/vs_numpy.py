@@ -42,8 +42,11 @@ def np_matmul(m, k, n, reps):
 
 
 def np_mha(d, h, t):
-    t_start = time.perf_counter()
+    """The lesson's math in numpy. Prints the whole process's seconds so far (interpreter start and
+    numpy's import excluded only by the driver's own clock) and, timed inside the process, the wall
+    and CPU seconds of the RNG and the math alone: the in-process figure."""
     import numpy as np
+    t_start, c_start = time.perf_counter(), time.process_time()
     dk = d // h
     rng = np.random.default_rng(42)
     x = rng.standard_normal((t, d))
@@ -62,7 +65,8 @@ def np_mha(d, h, t):
     contributions = np.stack([heads[i] @ w_o[i * dk:(i + 1) * dk] for i in range(h)])
     head_sum = contributions.sum(axis=0)
     check = float(np.abs(head_sum - out).max()) + float(np.abs(direct[0] - qh[0]).max())
-    print(f"seconds {time.perf_counter() - t_start:.6f} check {check:.3g} blas {blas_in_use()}")
+    print(f"seconds {time.perf_counter() - t_start:.6f} cpu {time.process_time() - c_start:.6f} "
+          f"check {check:.3g} blas {blas_in_use()}")
 
 
 def run(cmd, env=None, stdout=subprocess.DEVNULL):
@@ -77,6 +81,22 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL):
     if status != 0:
         sys.exit(f"failed ({status}): {' '.join(cmd)}")
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, out
+
+
+def run_sys(cmd, env=None):
+    """Runs cmd; returns (wall s, CPU s, system s) of the child."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=full_env, stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(proc.pid, 0)
+    if status != 0:
+        sys.exit(f"failed ({status}): {' '.join(cmd)}")
+    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, ru.ru_stime
+
+
+def sys_too(r):
+    return {"w": r[0], "c": r[1], "s": r[2]}
 
 
 def stats(xs):
@@ -127,20 +147,38 @@ def drive(openblas):
         a, o = statistics.median(column(res[f"attnlab {t} thread"], "g")), statistics.median(column(res[f"OpenBLAS {t} thread"], "g"))
         print(f"  {t} thread: attnlab / OpenBLAS = {a / o:.2f} (medians)")
 
-    # (b) a whole lesson at real size
-    print("\n(b) mha d_model 768, 12 heads, seq_len 1024 (whole process; attnlab default threads, OpenBLAS 2 threads)")
+    # (b) a whole lesson at real size, measured two ways
+    print("\n(b) mha d_model 768, 12 heads, seq_len 1024")
     mha = ["lesson", "mha", "--d-model", "768", "--heads", "12", "--seq-len", "1024"]
-    contenders = {"attnlab": lambda: dict(zip("wcr", run([ATTNLAB] + mha)[:3]))}
+    contenders = {"attnlab": lambda: dict(zip("wcr", run([ATTNLAB] + mha)[:3])),
+                  "attnlab 1 thread": lambda: sys_too(run_sys([ATTNLAB] + mha + ["--threads", "1"]))}
     if base:
         contenders["attnlab (base)"] = lambda: dict(zip("wcr", run([base] + mha)[:3]))
+        contenders["attnlab (base) 1 thread"] = lambda: sys_too(run_sys([base] + mha + ["--threads", "1"]))
     contenders["numpy+OpenBLAS"] = lambda: dict(zip("wcr", run(me + ["np-mha", "768", "12", "1024"], dict(np_env, OPENBLAS_NUM_THREADS="2"))[:3]))
+
+    def in_process():
+        out = run(me + ["np-mha", "768", "12", "1024"], dict(np_env, OPENBLAS_NUM_THREADS="1"), stdout=None)[3]
+        return {"w": parse(out, "seconds"), "c": parse(out, "cpu")}
+    contenders["numpy in-process 1 thread"] = in_process
+    load = os.getloadavg()[0]
     res = interleaved(contenders, reps)
-    for name, rows in res.items():
-        print(f"  {name:16s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {statistics.median(column(rows, 'r')):.0f} MiB")
-    for name in res:
-        if name != "numpy+OpenBLAS":
-            print(f"  {name} / numpy: wall {statistics.median(column(res[name], 'w')) / statistics.median(column(res['numpy+OpenBLAS'], 'w')):.2f}, "
-                  f"CPU {statistics.median(column(res[name], 'c')) / statistics.median(column(res['numpy+OpenBLAS'], 'c')):.2f} (medians)")
+    print(f"  load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print("  whole process (interpreter start, numpy's import and OpenBLAS's two spinning threads included):")
+    for name in [n for n in res if "1 thread" not in n]:
+        rows = res[name]
+        print(f"    {name:16s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {statistics.median(column(rows, 'r')):.0f} MiB")
+    for name in [n for n in res if "1 thread" not in n and n != "numpy+OpenBLAS"]:
+        print(f"    {name} / numpy: wall {statistics.median(column(res[name], 'w')) / statistics.median(column(res['numpy+OpenBLAS'], 'w')):.2f}, "
+              f"CPU {statistics.median(column(res[name], 'c')) / statistics.median(column(res['numpy+OpenBLAS'], 'c')):.2f} (medians)")
+    print("  in-process, one thread each (numpy: RNG + math timed inside Python; attnlab: its whole run):")
+    for name in [n for n in res if "1 thread" in n]:
+        rows = res[name]
+        extra = f"; system {fmt3(column(rows, 's'))} ({100 * statistics.median(column(rows, 's')) / statistics.median(column(rows, 'c')):.0f}% of CPU)" if "s" in rows[0] else ""
+        print(f"    {name:26s} CPU {fmt3(column(rows, 'c'))}{extra}")
+    np_cpu = statistics.median(column(res["numpy in-process 1 thread"], "c"))
+    for name in [n for n in res if "1 thread" in n and n.startswith("attnlab")]:
+        print(f"    {name} / numpy in-process: CPU {statistics.median(column(res[name], 'c')) / np_cpu:.2f} (medians; the issue's target: at most 1.2)")
 
     # (c) the JSON trace
     print("\n(c) mha 768/12/512: --json FILE vs no JSON")

@@ -15,7 +15,10 @@
 #   (a) matmul 1024x768 @ 768x768: attnlab's kernel (attnlab_bench) vs numpy @, 1 and 2 threads
 #   (b) attnlab lesson mha --d-model 768 --heads 12 --seq-len 1024 vs numpy doing the lesson's
 #       math: random X and four weights, Q/K/V, per-head projections, scores, softmax, heads,
-#       concat, W_O, per-head contributions and their sum
+#       concat, W_O, per-head contributions and their sum. Two ways: whole processes (numpy's
+#       side then includes starting Python, importing numpy and OpenBLAS's spinning threads), and
+#       in-process at one thread each: numpy's RNG and math timed inside Python (time.process_time)
+#       against attnlab's whole run at --threads 1, with attnlab's system time beside it
 #   (c) mha 768/12/512 with --json FILE vs without: time, peak RSS, MB/s of JSON
 #   (d) attnlab lesson swiglu --d-model 4096 --d-ff 11008 (wall time)
 #   (e) the default lesson (attnlab lesson mha) vs attnlab --version

@@ -3,30 +3,42 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "matmul.h"
+
 namespace attn {
 
+// The batched products write each slice's product straight into its place in the stacked result
+// (one allocation, no per-slice tensors and no copy into a stack): the same gemm, the same bits.
 Tensor bmm(const Tensor& a, const Tensor& b) {
   if (a.rank() != 3 || b.rank() != 3 || a.dim(0) != b.dim(0) || a.dim(2) != b.dim(1))
     throw std::invalid_argument("bmm: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
                                 " do not fit (B, M, K) @ (B, K, N)");
-  std::vector<Tensor> out;
-  for (std::size_t i = 0; i < a.dim(0); ++i) out.push_back(matmul(slice0(a, i), slice0(b, i)));
-  return stack0(out);
+  const std::size_t B = a.dim(0), M = a.dim(1), K = a.dim(2), N = b.dim(2);
+  Tensor out({B, M, N});
+  for (std::size_t i = 0; i < B; ++i)
+    gemm(&a.data[i * M * K], &b.data[i * K * N], &out.data[i * M * N], M, N, K);  // (M, K) @ (K, N)
+  return out;
 }
 
 Tensor bmm_nt(const Tensor& a, const Tensor& b) {
   if (a.rank() != 3 || b.rank() != 3 || a.dim(0) != b.dim(0) || a.dim(2) != b.dim(2))
     throw std::invalid_argument("bmm_nt: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
                                 " do not fit (B, M, K) @ (B, N, K)ᵀ");
-  std::vector<Tensor> out;
-  for (std::size_t i = 0; i < a.dim(0); ++i) out.push_back(matmul(slice0(a, i), transpose(slice0(b, i))));
-  return stack0(out);
+  const std::size_t B = a.dim(0), M = a.dim(1), K = a.dim(2), N = b.dim(1);
+  Tensor out({B, M, N});
+  for (std::size_t i = 0; i < B; ++i) {
+    const Tensor bt = transpose(slice0(b, i));                                     // (K, N)
+    gemm(&a.data[i * M * K], bt.data.data(), &out.data[i * M * N], M, N, K);  // (M, K) @ (K, N)
+  }
+  return out;
 }
 
 Tensor attention_scores(const Tensor& Q, const Tensor& K) {
   double inv_sqrt_dk = 1.0 / std::sqrt(static_cast<double>(Q.shape.back()));
   if (Q.rank() == 2) return scale(matmul(Q, transpose(K)), inv_sqrt_dk);  // (T, T)
-  return scale(bmm_nt(Q, K), inv_sqrt_dk);                                 // (H, T, T)
+  Tensor scores = bmm_nt(Q, K);  // (H, T, T), scaled in place: the bits of scale(), no second copy
+  for (double& v : scores.data) v *= inv_sqrt_dk;
+  return scores;
 }
 
 HeadsAttention attend(Tensor scores, const Tensor& V_heads, bool causal) {
@@ -68,11 +80,15 @@ AttentionPass grouped_attention(const Tensor& X, const Tensor& W_Q, const Tensor
 }
 
 Tensor head_contributions(const Tensor& heads, const Tensor& W_O) {
-  // heads (H, T, Dh), W_O (H*Dh, D) -> (H, T, D): block i is head_i W_O,i
-  std::size_t H = heads.dim(0), Dh = heads.dim(2);
-  std::vector<Tensor> parts;
-  for (std::size_t i = 0; i < H; ++i) parts.push_back(matmul(slice0(heads, i), row_block(W_O, i, Dh)));
-  return stack0(parts);
+  // heads (H, T, Dh), W_O (H*Dh, D) -> (H, T, D): block i is head_i W_O,i (W_O's rows i*Dh …)
+  if (heads.rank() != 3 || W_O.rank() != 2 || W_O.dim(0) != heads.dim(0) * heads.dim(2))
+    throw std::invalid_argument("head_contributions: shapes " + shape_str(heads.shape) + " and " + shape_str(W_O.shape) +
+                                " do not fit (H, T, Dh) and (H*Dh, D)");
+  const std::size_t H = heads.dim(0), T = heads.dim(1), Dh = heads.dim(2), D = W_O.dim(1);
+  Tensor out({H, T, D});
+  for (std::size_t i = 0; i < H; ++i)
+    gemm(&heads.data[i * T * Dh], &W_O.data[i * Dh * D], &out.data[i * T * D], T, D, Dh);  // (T, Dh) @ (Dh, D)
+  return out;
 }
 
 Tensor sum_over_heads(const Tensor& parts) {

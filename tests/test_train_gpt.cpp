@@ -557,4 +557,34 @@ TEST_CASE("float32 GELU: eight at a time (AVX2) gives the plain loop's bits, and
   CHECK(worst < 4 * 1.1920928955078125e-07);
 }
 
+TEST_CASE("GELU with the forward's tanh kept gives the bits of GELU computing it twice, in float and double") {
+  // gpt_forward keeps tanh(u) for gpt_backward (a fifth of a float64 step was glibc's tanh, twice);
+  // the kept path must change no number: compared bit for bit with gelu_forward / gelu_backward.
+  auto check = [](auto zero) {
+    using S = decltype(zero);
+    std::vector<S> x;
+    Rng rng(5);
+    for (int i = 0; i < 40000; ++i) x.push_back(static_cast<S>(rng.normal() * 3.0));  // several chunks and tails
+    for (S v : {S(0), S(-0.0), S(1e-30), S(30), S(-30), S(100), S(-100)}) x.push_back(v);
+    const std::size_t n = x.size();
+    std::vector<S> out(n), out_kept(n), th(n), din(n, S(0.25)), din_kept(n, S(0.25)), dout(n);
+    for (std::size_t i = 0; i < n; ++i) dout[i] = static_cast<S>(i % 11) - S(5);
+    gelu_forward(out.data(), x.data(), n);
+    gelu_backward(din.data(), x.data(), dout.data(), n);
+    gelu_forward_keep(out_kept.data(), th.data(), x.data(), n);
+    gelu_backward_kept(din_kept.data(), x.data(), th.data(), dout.data(), n);
+    CHECK(std::memcmp(out.data(), out_kept.data(), n * sizeof(S)) == 0);
+    CHECK(std::memcmp(din.data(), din_kept.data(), n * sizeof(S)) == 0);
+    CHECK(th[n - 4] == S(1));  // tanh of u(30), kept: the buffer was written
+  };
+  struct ThreadsGuard {
+    ~ThreadsGuard() { set_threads(0); }
+  } guard;
+  for (std::size_t threads : {1, 2}) {
+    set_threads(threads);
+    check(0.0);
+    check(0.0f);
+  }
+}
+
 }  // namespace file_test_train_gpt

@@ -272,12 +272,16 @@ template <class S>
 S gelu_value(S x) {
   return S(0.5) * x * (S(1) + gelu_tanh(S(kGeluScale) * (x + S(0.044715) * x * x * x)));
 }
+// GELU's derivative at x from th = tanh(u(x))
+template <class S>
+S gelu_grad_at(S x, S th) {
+  S du = S(kGeluScale) * (S(1) + S(3.0 * 0.044715) * x * x);
+  return S(0.5) * (S(1) + th) + S(0.5) * x * (S(1) - th * th) * du;
+}
 template <class S>
 S gelu_grad(S x) {
   S u = S(kGeluScale) * (x + S(0.044715) * x * x * x);
-  S th = gelu_tanh(u);
-  S du = S(kGeluScale) * (S(1) + S(3.0 * 0.044715) * x * x);
-  return S(0.5) * (S(1) + th) + S(0.5) * x * (S(1) - th * th) * du;
+  return gelu_grad_at(x, gelu_tanh(u));
 }
 
 template <class S>
@@ -287,6 +291,18 @@ void gelu_forward_chunk(S* out, const S* inp, std::size_t i0, std::size_t i1) {
 template <class S>
 void gelu_backward_chunk(S* dinp, const S* inp, const S* dout, std::size_t i0, std::size_t i1) {
   for (std::size_t i = i0; i < i1; ++i) dinp[i] += gelu_grad(inp[i]) * dout[i];
+}
+template <class S>
+void gelu_forward_keep_chunk(S* out, S* th, const S* inp, std::size_t i0, std::size_t i1) {
+  for (std::size_t i = i0; i < i1; ++i) {
+    const S x = inp[i];
+    th[i] = gelu_tanh(S(kGeluScale) * (x + S(0.044715) * x * x * x));
+    out[i] = S(0.5) * x * (S(1) + th[i]);
+  }
+}
+template <class S>
+void gelu_backward_kept_chunk(S* dinp, const S* inp, const S* th, const S* dout, std::size_t i0, std::size_t i1) {
+  for (std::size_t i = i0; i < i1; ++i) dinp[i] += gelu_grad_at(inp[i], th[i]) * dout[i];
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -336,6 +352,32 @@ __attribute__((target("avx2"))) void gelu_backward_chunk_avx2(float* dinp, const
   }
   gelu_backward_chunk(dinp, inp, dout, i, i1);
 }
+__attribute__((target("avx2"))) void gelu_forward_keep_chunk_avx2(float* out, float* th, const float* inp,
+                                                                  std::size_t i0, std::size_t i1) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+  std::size_t i = i0;
+  for (; i + 8 <= i1; i += 8) {
+    const __m256 x = _mm256_loadu_ps(inp + i), t = gelu_tanh8(x);
+    _mm256_storeu_ps(th + i, t);
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_mul_ps(half, x), _mm256_add_ps(one, t)));
+  }
+  gelu_forward_keep_chunk(out, th, inp, i, i1);
+}
+__attribute__((target("avx2"))) void gelu_backward_kept_chunk_avx2(float* dinp, const float* inp, const float* thv,
+                                                                   const float* dout, std::size_t i0, std::size_t i1) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+  const __m256 s = _mm256_set1_ps(static_cast<float>(kGeluScale)), c3 = _mm256_set1_ps(static_cast<float>(3.0 * 0.044715));
+  std::size_t i = i0;
+  for (; i + 8 <= i1; i += 8) {
+    const __m256 x = _mm256_loadu_ps(inp + i);
+    const __m256 th = _mm256_loadu_ps(thv + i);
+    const __m256 du = _mm256_mul_ps(s, _mm256_add_ps(one, _mm256_mul_ps(_mm256_mul_ps(c3, x), x)));
+    const __m256 g = _mm256_add_ps(_mm256_mul_ps(half, _mm256_add_ps(one, th)),
+                                   _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(half, x), _mm256_sub_ps(one, _mm256_mul_ps(th, th))), du));
+    _mm256_storeu_ps(dinp + i, _mm256_add_ps(_mm256_loadu_ps(dinp + i), _mm256_mul_ps(g, _mm256_loadu_ps(dout + i))));
+  }
+  gelu_backward_kept_chunk(dinp, inp, thv, dout, i, i1);
+}
 #endif
 }  // namespace
 
@@ -358,6 +400,28 @@ void gelu_backward(S* dinp, const S* inp, const S* dout, std::size_t n) {
       if (cpu_has_avx2()) return gelu_backward_chunk_avx2(dinp, inp, dout, i0, i1);
 #endif
     gelu_backward_chunk(dinp, inp, dout, i0, i1);
+  });
+}
+
+template <class S>
+void gelu_forward_keep(S* out, S* th, const S* inp, std::size_t n) {
+  parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (std::is_same_v<S, float>)
+      if (cpu_has_avx2()) return gelu_forward_keep_chunk_avx2(out, th, inp, i0, i1);
+#endif
+    gelu_forward_keep_chunk(out, th, inp, i0, i1);
+  });
+}
+
+template <class S>
+void gelu_backward_kept(S* dinp, const S* inp, const S* th, const S* dout, std::size_t n) {
+  parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (std::is_same_v<S, float>)
+      if (cpu_has_avx2()) return gelu_backward_kept_chunk_avx2(dinp, inp, th, dout, i0, i1);
+#endif
+    gelu_backward_kept_chunk(dinp, inp, th, dout, i0, i1);
   });
 }
 
@@ -418,7 +482,7 @@ void gpt_forward(const GptT<S>& m, const int* tokens, const int* targets, std::s
   size(a.atty, L * N * C), size(a.att, L * B * H * T * T), size(a.attproj, L * N * C), size(a.residual2, L * N * C);
   const std::size_t Lm = c.mlp ? L : 0;
   size(a.ln2, Lm * N * C), size(a.ln2_mean, Lm * N), size(a.ln2_rstd, Lm * N), size(a.fch, Lm * N * F);
-  size(a.fch_gelu, Lm * N * F), size(a.fcproj, Lm * N * C), size(a.residual3, Lm * N * C);
+  size(a.fch_tanh, Lm * N * F), size(a.fch_gelu, Lm * N * F), size(a.fcproj, Lm * N * C), size(a.residual3, Lm * N * C);
   size(a.lnf, N * C), size(a.lnf_mean, N), size(a.lnf_rstd, N), size(a.logits, N * V), size(a.probs, N * V);
   size(a.losses, N), size(a.wte_t, C * V);
 
@@ -449,7 +513,7 @@ void gpt_forward(const GptT<S>& m, const int* tokens, const int* targets, std::s
     S* residual3 = a.residual3.data() + l * N * C;
     layernorm_forward(ln2, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, residual2, p + o.ln2w, p + o.ln2b, N, C);
     matmul_forward(fch, ln2, p + o.fcw, p + o.fcb, N, C, F);
-    gelu_forward(fch_gelu, fch, N * F);
+    gelu_forward_keep(fch_gelu, a.fch_tanh.data() + l * N * F, fch, N * F);
     matmul_forward(fcproj, fch_gelu, p + o.fcprojw, p + o.fcprojb, N, F, C);
     residual_forward(residual3, residual2, fcproj, N * C);
     residual = residual3;
@@ -473,6 +537,8 @@ void gpt_forward(const GptT<S>& m, const int* tokens, const int* targets, std::s
   template void attention_forward(S*, S*, const S*, std::size_t, std::size_t, std::size_t, std::size_t, const S*);      \
   template void gelu_forward(S*, const S*, std::size_t);                                                                \
   template void gelu_backward(S*, const S*, const S*, std::size_t);                                                     \
+  template void gelu_forward_keep(S*, S*, const S*, std::size_t);                                                       \
+  template void gelu_backward_kept(S*, const S*, const S*, const S*, std::size_t);                                      \
   template void residual_forward(S*, const S*, const S*, std::size_t);                                                  \
   template void residual_backward(S*, S*, const S*, std::size_t);                                                       \
   template void softmax_forward(S*, const S*, std::size_t, std::size_t);                                               \

@@ -111,6 +111,12 @@ template <class S>
 void gelu_forward(S* out, const S* inp, std::size_t n);
 template <class S>
 void gelu_backward(S* dinp, const S* inp, const S* dout, std::size_t n);
+// The same, keeping the forward's tanh(u) (th, n numbers) for the backward instead of computing it
+// twice: the same operations on the same numbers, so the same bits as the pair above.
+template <class S>
+void gelu_forward_keep(S* out, S* th, const S* inp, std::size_t n);
+template <class S>
+void gelu_backward_kept(S* dinp, const S* inp, const S* th, const S* dout, std::size_t n);
 
 // out = a + b; backward: da += dout, db += dout.
 template <class S>
@@ -136,7 +142,7 @@ struct GptActsT {
   std::vector<S> encoded;                                  // (N, C)
   // per layer, each (L, …)
   std::vector<S> ln1, ln1_mean, ln1_rstd, qkv, atty, att, attproj, residual2;
-  std::vector<S> ln2, ln2_mean, ln2_rstd, fch, fch_gelu, fcproj, residual3;
+  std::vector<S> ln2, ln2_mean, ln2_rstd, fch, fch_tanh, fch_gelu, fcproj, residual3;  // fch_tanh: GELU's tanh(u)
   std::vector<S> lnf, lnf_mean, lnf_rstd, logits, probs, losses;
   std::vector<S> wte_t;  // (C, V) wteᵀ for the unembedding
   double loss = 0.0;     // mean over counted targets (in float: the float mean, widened)

@@ -265,7 +265,7 @@ void gpt_backward(const GptT<S>& m, const int* tokens, const int* targets, const
       // residual3 = residual2 + fcproj: both get dresidual; residual2's share stays in dresidual
       matmul_backward(dfch_gelu.data(), dp + o.fcprojw, dp + o.fcprojb, dresidual.data(), a.fch_gelu.data() + l * N * F,
                       p + o.fcprojw, N, F, C);
-      gelu_backward(dfch.data(), a.fch.data() + l * N * F, dfch_gelu.data(), N * F);
+      gelu_backward_kept(dfch.data(), a.fch.data() + l * N * F, a.fch_tanh.data() + l * N * F, dfch_gelu.data(), N * F);
       matmul_backward(dln2.data(), dp + o.fcw, dp + o.fcb, dfch.data(), a.ln2.data() + l * N * C, p + o.fcw, N, C, F);
       layernorm_backward(dresidual.data(), dp + o.ln2w, dp + o.ln2b, dln2.data(), a.residual2.data() + l * N * C,
                          p + o.ln2w, a.ln2_mean.data() + l * N, a.ln2_rstd.data() + l * N, N, C);

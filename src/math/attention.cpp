@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "matmul.h"
+#include "parallel.h"
 
 namespace attn {
 
@@ -37,7 +38,9 @@ Tensor attention_scores(const Tensor& Q, const Tensor& K) {
   double inv_sqrt_dk = 1.0 / std::sqrt(static_cast<double>(Q.shape.back()));
   if (Q.rank() == 2) return scale(matmul(Q, transpose(K)), inv_sqrt_dk);  // (T, T)
   Tensor scores = bmm_nt(Q, K);  // (H, T, T), scaled in place: the bits of scale(), no second copy
-  for (double& v : scores.data) v *= inv_sqrt_dk;
+  parallel_for(scores.numel(), 1 << 15, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) scores.data[i] *= inv_sqrt_dk;
+  });
   return scores;
 }
 
@@ -92,9 +95,17 @@ Tensor head_contributions(const Tensor& heads, const Tensor& W_O) {
 }
 
 Tensor sum_over_heads(const Tensor& parts) {
-  // parts (H, T, D) -> (T, D): 0 + part_1 + part_2 + …, in head order
+  // parts (H, T, D) -> (T, D): 0 + part_1 + part_2 + …, in head order for every number; the
+  // numbers are independent, so they are split across threads (no per-head copies)
+  if (parts.rank() != 3) throw std::invalid_argument("sum_over_heads: expected (H, T, D), got " + shape_str(parts.shape));
+  const std::size_t H = parts.dim(0), n = parts.dim(1) * parts.dim(2);
   Tensor sum({parts.dim(1), parts.dim(2)});
-  for (std::size_t i = 0; i < parts.dim(0); ++i) sum = add(sum, slice0(parts, i));
+  parallel_for(n, 1 << 14, [&](std::size_t j0, std::size_t j1) {
+    for (std::size_t i = 0; i < H; ++i) {
+      const double* part = &parts.data[i * n];
+      for (std::size_t j = j0; j < j1; ++j) sum.data[j] = sum.data[j] + part[j];
+    }
+  });
   return sum;
 }
 

@@ -184,10 +184,10 @@ void run_decode(const DecodeOptions& o) {
     if (!skip) steps.emplace_back(v, B, N, bytes, chosen);
   }
   // The bandwidth and the compute peak are measured in the same rounds as the variants: a stream
-  // read before each variant, the scores' kernel in L1 once a round.
+  // read before each variant, the decode kernel over cached rows in L2 once a round.
   StreamRead read(static_cast<std::size_t>(default_array_mib()) * kMiB / sizeof(float));
   // The peak on absorbed MLA's shape (h query heads over rows of d_c + d_R), the variant the
-  // roofline question is about; about 40 MFLOP a thread per run.
+  // roofline question is about; about 400 MFLOP a thread per run (a few milliseconds).
   const BenchVariant& latent = vs.back();
   const std::uint64_t width = latent.Dk;
   const std::uint64_t call_flops = 64 * (latent.H / latent.G) * (latent.Dk + latent.Dv) * 2;

@@ -190,8 +190,8 @@ void run_decode(const DecodeOptions& o) {
   // roofline question is about; about 400 MFLOP a thread per run (a few milliseconds).
   const BenchVariant& latent = vs.back();
   const std::uint64_t width = latent.Dk;
-  const std::uint64_t call_flops = 64 * (latent.H / latent.G) * (latent.Dk + latent.Dv) * 2;
-  ComputeLoop compute(latent, static_cast<std::size_t>(std::max<std::uint64_t>(1, 400'000'000 / call_flops)), chosen);
+  ComputeLoop compute(latent, static_cast<std::size_t>(std::max<std::uint64_t>(1, 400'000'000 / ComputeLoop::call_flops(latent))),
+                      chosen);
   const std::size_t R = static_cast<std::size_t>(o.rounds);
   Rounds rr = run_rounds(steps, read, compute, R, o.min_time / static_cast<double>(R));
   const double rb = static_cast<double>(read.bytes()), cf = static_cast<double>(compute.flops());

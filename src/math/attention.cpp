@@ -8,17 +8,24 @@
 
 namespace attn {
 
-// The batched products write each slice's product straight into its place in the stacked result
-// (one allocation, no per-slice tensors and no copy into a stack): the same gemm, the same bits.
+namespace {
+
+// B products (M, K) @ (K, N), operand i at a + i*M*K and b + i*K*N, each written straight into
+// its place in the stacked (B, M, N) result: one allocation, no per-slice tensors, no stack copy.
+Tensor stacked_products(const double* a, const double* b, std::size_t B, std::size_t M, std::size_t K,
+                        std::size_t N) {
+  Tensor out({B, M, N});
+  for (std::size_t i = 0; i < B; ++i) gemm(a + i * M * K, b + i * K * N, &out.data[i * M * N], M, N, K);
+  return out;
+}
+
+}  // namespace
+
 Tensor bmm(const Tensor& a, const Tensor& b) {
   if (a.rank() != 3 || b.rank() != 3 || a.dim(0) != b.dim(0) || a.dim(2) != b.dim(1))
     throw std::invalid_argument("bmm: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
                                 " do not fit (B, M, K) @ (B, K, N)");
-  const std::size_t B = a.dim(0), M = a.dim(1), K = a.dim(2), N = b.dim(2);
-  Tensor out({B, M, N});
-  for (std::size_t i = 0; i < B; ++i)
-    gemm(&a.data[i * M * K], &b.data[i * K * N], &out.data[i * M * N], M, N, K);  // (M, K) @ (K, N)
-  return out;
+  return stacked_products(a.data.data(), b.data.data(), a.dim(0), a.dim(1), a.dim(2), b.dim(2));
 }
 
 Tensor bmm_nt(const Tensor& a, const Tensor& b) {
@@ -38,9 +45,7 @@ Tensor attention_scores(const Tensor& Q, const Tensor& K) {
   double inv_sqrt_dk = 1.0 / std::sqrt(static_cast<double>(Q.shape.back()));
   if (Q.rank() == 2) return scale(matmul(Q, transpose(K)), inv_sqrt_dk);  // (T, T)
   Tensor scores = bmm_nt(Q, K);  // (H, T, T), scaled in place: the bits of scale(), no second copy
-  parallel_for(scores.numel(), 1 << 15, [&](std::size_t i0, std::size_t i1) {
-    for (std::size_t i = i0; i < i1; ++i) scores.data[i] *= inv_sqrt_dk;
-  });
+  scale_in_place(scores, inv_sqrt_dk);
   return scores;
 }
 
@@ -87,11 +92,8 @@ Tensor head_contributions(const Tensor& heads, const Tensor& W_O) {
   if (heads.rank() != 3 || W_O.rank() != 2 || W_O.dim(0) != heads.dim(0) * heads.dim(2))
     throw std::invalid_argument("head_contributions: shapes " + shape_str(heads.shape) + " and " + shape_str(W_O.shape) +
                                 " do not fit (H, T, Dh) and (H*Dh, D)");
-  const std::size_t H = heads.dim(0), T = heads.dim(1), Dh = heads.dim(2), D = W_O.dim(1);
-  Tensor out({H, T, D});
-  for (std::size_t i = 0; i < H; ++i)
-    gemm(&heads.data[i * T * Dh], &W_O.data[i * Dh * D], &out.data[i * T * D], T, D, Dh);  // (T, Dh) @ (Dh, D)
-  return out;
+  // W_O's rows are H blocks of Dh: stored as (H, Dh, D), so head i's block is the i-th operand
+  return stacked_products(heads.data.data(), W_O.data.data(), heads.dim(0), heads.dim(1), heads.dim(2), W_O.dim(1));
 }
 
 Tensor sum_over_heads(const Tensor& parts) {

@@ -748,11 +748,13 @@ ComputeLoop::ComputeLoop(const BenchVariant& v, std::size_t reps, DecodeKernel k
   if (run == DecodeKernel::Avx2) state_ = std::make_unique<ComputeState<Avx2Kernel>>(v, reps);
 #endif
   if (run == DecodeKernel::Portable) state_ = std::make_unique<ComputeState<PortableKernel>>(v, reps);
-  flops_ = static_cast<std::uint64_t>(thread_count()) * reps * ComputeState<PortableKernel>::kRows * (v.H / v.G) *
-           (v.Dk + v.Dv) * 2;
+  flops_ = static_cast<std::uint64_t>(thread_count()) * reps * call_flops(v);
   kernel_ = decode_kernel_name(run);
 }
 ComputeLoop::~ComputeLoop() = default;
+std::uint64_t ComputeLoop::call_flops(const BenchVariant& v) {
+  return ComputeState<PortableKernel>::kRows * (v.H / v.G) * (v.Dk + v.Dv) * 2;
+}
 
 StreamRead::StreamRead(std::size_t floats) : n_(floats - floats % 16) {
   auto a = std::make_shared<HugeArray<float>>(make_array(n_, 1.0f));

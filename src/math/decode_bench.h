@@ -72,6 +72,7 @@ class DecodeStep {
 // over 64 cached rows that stay in L2, `reps` passes on every thread; nothing read from memory.
 class ComputeLoop {
  public:
+  static std::uint64_t call_flops(const BenchVariant& v);  // one pass over the 64 rows, one thread
   ComputeLoop(const BenchVariant& v, std::size_t reps, DecodeKernel kernel = DecodeKernel::Automatic);
   ~ComputeLoop();
   double run() { return state_->run(); }

@@ -251,8 +251,14 @@ Tensor hadamard(const Tensor& a, const Tensor& b) {
 
 Tensor scale(const Tensor& a, double s) {
   Tensor out = copy_of(a);
-  for (double& v : out.data) v *= s;
+  scale_in_place(out, s);
   return out;
+}
+
+void scale_in_place(Tensor& a, double s) {
+  parallel_for(a.numel(), 1 << 15, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) a.data[i] *= s;
+  });
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {

@@ -71,6 +71,7 @@ Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor hadamard(const Tensor& a, const Tensor& b);  // a ⊙ b
 Tensor scale(const Tensor& a, double s);            // s · a
+void scale_in_place(Tensor& a, double s);           // a = s · a, on every thread (each number alone)
 double max_abs_diff(const Tensor& a, const Tensor& b);  // max |a - b|, shapes must match
 double max_abs(const Tensor& a);
 

@@ -302,7 +302,7 @@ Trace run_kv_sharing_real(const KvOptions& given, const KvStory& story) {
   const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   LessonRecorder r(story.lesson, c.lang, {story.lesson, "kv_sharing", "llama"});
   const std::vector<std::string>& tokens = in.labels;
-  KvDims d{tokens.size(), mc.d, mc.n_h, mc.n_g, mc.d_h, false};
+  KvDims d{tokens.size(), as_size(mc.d), as_size(mc.n_h), as_size(mc.n_g), as_size(mc.d_h), false};
   record_common_config(r, c, tokens);
   r.config("d_model", I(d.D));
   r.config("n_heads", I(d.H));

@@ -253,7 +253,7 @@ Trace run_real(const MhaOptions& given) {
   const std::size_t li = checkpoint_layer(c.layer, mc.l);
   const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   LessonRecorder r("mha", c.lang, {"mha", "llama"});
-  HeadDims d{in.ids.size(), mc.d, mc.n_h, mc.d_h};
+  HeadDims d{in.ids.size(), as_size(mc.d), as_size(mc.n_h), as_size(mc.d_h)};
   record_head_config(r, c, in.labels, d);
   r.config("weights", weights_label(in.folder));
   r.config("layer", layer);

@@ -121,7 +121,7 @@ void derive(Mla& m, const MlaDims& d, bool causal) {
     m.mismatch_by_key = mismatch_by_key(m.rl.scores, m.rl.scores_absorbed);
   }
   DeepSeekCacheFacts f = deepseek_cache_facts();
-  m.v3 = MlaDims{0, f.v3_d_model, f.v3_heads, f.v3_head_dim, f.v3_d_c, f.v3_d_cq, f.v3_d_R};
+  m.v3 = MlaDims{0, as_size(f.v3_d_model), as_size(f.v3_heads), as_size(f.v3_head_dim), as_size(f.v3_d_c), as_size(f.v3_d_cq), as_size(f.v3_d_R)};
   m.costs_run = mla_decode_costs(d, d.T);
   m.costs_v3 = mla_decode_costs(m.v3, kV3Context);
 }

@@ -87,16 +87,16 @@ MlaModel::MlaModel(const std::string& folder) : ck_(folder) {
 }
 
 MlaDims MlaModel::dims(std::size_t T) const {
-  MlaDims d{T, m_.d, m_.n_h, m_.d_nope, m_.d_c};
+  MlaDims d{T, as_size(m_.d), as_size(m_.n_h), as_size(m_.d_nope), as_size(m_.d_c)};
   d.R = m_.d_R;
   return d;
 }
 
 Tensor MlaModel::embed(const std::vector<std::int64_t>& ids) const {
-  const std::size_t T = ids.size(), D = m_.d;
+  const std::size_t T = ids.size(), D = as_size(m_.d);
   Tensor x({T, D});
   for (std::size_t t = 0; t < T; ++t) {
-    Tensor row = ck_.read_rows("model.embed_tokens.weight", {m_.vocab, D}, static_cast<std::size_t>(ids[t]), 1);
+    Tensor row = ck_.read_rows("model.embed_tokens.weight", {as_size(m_.vocab), D}, static_cast<std::size_t>(ids[t]), 1);
     for (std::size_t c = 0; c < D; ++c) x(t, c) = row.data[c];
   }
   require_finite_activation(x, {ck_.folder(), 0}, "embed");

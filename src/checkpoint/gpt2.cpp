@@ -66,11 +66,11 @@ Gpt2Model::Gpt2Model(const std::string& folder) : ck_(folder) {
 }
 
 Tensor Gpt2Model::embed(const std::vector<std::int64_t>& ids, std::size_t first_position) const {
-  std::size_t T = ids.size(), D = m_.d;
+  std::size_t T = ids.size(), D = as_size(m_.d);
   Tensor x({T, D});
-  Tensor pos = ck_.read_rows(name("wpe.weight"), {m_.positions, D}, first_position, T);
+  Tensor pos = ck_.read_rows(name("wpe.weight"), {as_size(m_.positions), D}, first_position, T);
   for (std::size_t t = 0; t < T; ++t) {
-    Tensor row = ck_.read_rows(name("wte.weight"), {m_.vocab, D}, static_cast<std::size_t>(ids[t]), 1);
+    Tensor row = ck_.read_rows(name("wte.weight"), {as_size(m_.vocab), D}, static_cast<std::size_t>(ids[t]), 1);
     for (std::size_t c = 0; c < D; ++c) x(t, c) = row.data[c] + pos(t, c);
   }
   require_finite_activation(x, {ck_.folder(), 0}, "embed");
@@ -152,7 +152,7 @@ Gpt2LayerPass Gpt2Model::run_layer(const Gpt2LayerWeights& w, const Tensor& x) c
 Tensor Gpt2Model::logits(const Tensor& x) const {
   std::size_t D = m_.d, V = m_.vocab, T = x.dim(0);
   Tensor g = ck_.read(name("ln_f.weight"), {D}), b = ck_.read(name("ln_f.bias"), {D});
-  const ActivationSite at{ck_.folder(), m_.l};
+  const ActivationSite at{ck_.folder(), as_size(m_.l)};
   LayerNormPass norm = layernorm(x, g, b, eps_);
   require_finite_norm(norm, at, "final_norm");
   const Tensor& f = norm.out;  // (T, D)

@@ -137,7 +137,7 @@ Tensor LlamaModel::embed(const std::vector<std::int64_t>& ids) const {
   std::size_t T = ids.size(), D = m_.d;
   Tensor x({T, D});
   for (std::size_t t = 0; t < T; ++t) {
-    Tensor row = ck_.read_rows("model.embed_tokens.weight", {m_.vocab, D}, static_cast<std::size_t>(ids[t]), 1);
+    Tensor row = ck_.read_rows("model.embed_tokens.weight", {as_size(m_.vocab), D}, static_cast<std::size_t>(ids[t]), 1);
     for (std::size_t c = 0; c < D; ++c) x(t, c) = row.data[c];
   }
   require_finite_activation(x, {ck_.folder(), 0}, "embed");
@@ -208,7 +208,7 @@ LlamaLayerPass LlamaModel::run_layer(const LlamaLayerWeights& w, const Tensor& x
 
 Tensor rms_head_logits(const Checkpoint& ck, const ModelConfig& m, double eps, const Tensor& x) {
   std::size_t D = m.d, V = m.vocab, T = x.dim(0);
-  const ActivationSite at{ck.folder(), m.l};
+  const ActivationSite at{ck.folder(), as_size(m.l)};
   RmsNormPass norm = rmsnorm(x, ck.read("model.norm.weight", {D}), eps);
   require_finite_norm(norm, at, "final_norm");
   const Tensor& f = norm.out;  // (T, D)

@@ -45,6 +45,7 @@ void setup_flops(CLI::App& root);     // attnlab flops
 void setup_heads(CLI::App& root);     // attnlab heads (a real checkpoint's head roles)
 void setup_generate(CLI::App& root);  // attnlab generate (greedy decoding with a KV cache)
 void setup_train(CLI::App& root);     // attnlab train
+void setup_book(CLI::App& root);      // attnlab book --html FILE (the lessons as one live page)
 // attnlab train --study NAME: trains the study, `workers` runs at once (study_cmd.cpp).
 void run_study_command(const std::string& study, const std::string& json, std::size_t workers, bool quiet);
 

@@ -195,9 +195,8 @@ void check_command_word(const CLI::App& app, const std::vector<std::string>& arg
     throw attn::UsageError("cli.err.command_unknown", {{"command", args[0]}, {"name", word}, {"commands", names}});
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// One run of the command line: main's body, also what the book's page calls for each run.
+int run_command_line(int argc, char** argv) {
   attn::Lang lang;  // English until the environment or --lang says otherwise
 #ifdef ATTNLAB_FUZZ_HOOKS
   // The sanitized fuzz build only: ATTNLAB_FUZZ_WORK_SCALE=x (0 < x ≤ 1) lowers every work cap to x
@@ -237,6 +236,7 @@ int main(int argc, char** argv) {
     attn::cli::setup_heads(app);
     attn::cli::setup_generate(app);
     attn::cli::setup_train(app);
+    attn::cli::setup_book(app);
     attn::cli::check_option_values(app);
     attn::cli::localize_help(app);
 
@@ -277,3 +277,29 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return run_command_line(argc, argv); }
+
+#ifdef __EMSCRIPTEN__
+#include <nlohmann/json.hpp>
+// The book's WebAssembly core (cmake/book.cmake): the page runs `attnlab ARGS…` by passing ARGS as
+// a JSON array of strings; the exit code is returned, and the run's files are in the page's memory
+// file system, stdout and stderr go to the page's print functions.
+extern "C" int attnlab_run_json(const char* args_json) {
+  std::vector<std::string> args{"attnlab"};
+  try {
+    for (const auto& a : nlohmann::json::parse(args_json)) args.push_back(a.get<std::string>());
+  } catch (const std::exception&) {
+    return 1;  // the page's own bug, never the learner's
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int rc = run_command_line(static_cast<int>(args.size()), argv.data());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  return rc;
+}
+#endif

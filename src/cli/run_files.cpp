@@ -193,6 +193,9 @@ bool inside(const std::string& path, const std::string& folder) {
 
 // The permissions a file gets: those of the file it replaces, or what a plain open would give.
 void set_mode(int fd, const std::string& target) {
+#ifdef __EMSCRIPTEN__
+  return;  // the book's page: files in its memory, no owners or modes to keep (3.1.6's fchmod left 0)
+#endif
   struct stat st {};
   if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     ::fchmod(fd, st.st_mode & 07777);
@@ -437,7 +440,12 @@ void commit_outputs() {
       rc = std::rename(s.tmp.c_str(), s.target.c_str());  // over an empty folder, or a new name
     } else {
       // --force over a checkpoint: swap the two folders in one step, then remove the old one
+#ifdef __EMSCRIPTEN__
+      rc = -1;  // the book's page saves no checkpoint (train is the CLI's); no renameat2 there
+      errno = ENOSYS;
+#else
       rc = ::renameat2(AT_FDCWD, s.tmp.c_str(), AT_FDCWD, s.target.c_str(), RENAME_EXCHANGE);
+#endif
       if (rc == 0) old = s.tmp;
     }
     if (rc != 0) {

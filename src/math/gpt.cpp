@@ -2,7 +2,7 @@
 #include "gpt.h"
 
 #include <algorithm>
-#include <bit>
+#include "bit_cast.h"
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -258,7 +258,7 @@ inline float exp_float(float x) {
   p = p * r + 1.0f;
   p = p * r + 1.0f;
   const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;
-  return p * std::bit_cast<float>(bits);
+  return p * attn::bit_cast<float>(bits);
 }
 
 // tanh for GELU. double: libm's tanh (the shipped models' bits). float: 1 − 2 / (1 + e^{2u}),

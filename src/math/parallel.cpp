@@ -25,7 +25,11 @@ std::size_t default_threads() {
       if (*env >= '0' && *env <= '9' && end != env && *end == '\0' && v >= 1 && v <= 1024)
         return static_cast<std::size_t>(v);
     }
+#ifdef __EMSCRIPTEN__
+    return std::size_t{1};  // the book's page: one thread (numbers never depend on the count)
+#else
     return std::max<std::size_t>(1, std::thread::hardware_concurrency());
+#endif
   }();
   return n;
 }

@@ -12,8 +12,10 @@
 //
 // All counts are unsigned 64-bit and computed with checked arithmetic: a size that would
 // overflow is a UsageError, never a wrapped number.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,13 @@
 namespace attn {
 
 using u64 = std::uint64_t;
+
+// A count from a config used as a size. On a 32-bit target (the book's WebAssembly core, which
+// reads no checkpoint) a count past SIZE_MAX throws rather than wrap; on 64 bits it is the value.
+inline std::size_t as_size(u64 v) {
+  if (v > SIZE_MAX) throw std::length_error("a model dimension does not fit this build's size_t");
+  return static_cast<std::size_t>(v);
+}
 
 // One model, as the arithmetic needs it. Presets and config.json files map onto it one to one.
 struct ModelConfig {

@@ -84,6 +84,7 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
+#ifndef ATTNLAB_NO_PCRE2
 Regex::Regex(const std::string& pattern, const std::string& file) {
   int err = 0;
   PCRE2_SIZE off = 0;
@@ -116,6 +117,12 @@ std::vector<std::string> split_pieces(const Regex& re, const std::string& text, 
   if (isolated && at < text.size()) out.push_back(text.substr(at));
   return out;
 }
+
+#else
+Regex::Regex(const std::string&, const std::string&) { throw UsageError("checkpoint.err.no_regex", {}); }
+Regex::~Regex() = default;
+std::vector<std::string> split_pieces(const Regex&, const std::string&, bool) { throw UsageError("checkpoint.err.no_regex", {}); }
+#endif
 
 std::vector<std::string> gpt2_pretokenize(const std::string& text) {
   static const Regex re(kPattern, "gpt2");

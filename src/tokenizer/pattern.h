@@ -1,8 +1,14 @@
 #pragma once
 // A pre-tokenizer pattern compiled by PCRE2 (UTF + UCP: \p{L}, \s and friends are Unicode's), and
 // the pieces it cuts a text into. Internal to the tokenizer layer.
+#ifndef ATTNLAB_NO_PCRE2
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#else
+// The book's WebAssembly core has no PCRE2 (the page reads no checkpoint): a pattern is refused
+// with checkpoint.err.no_regex (bpe.cpp).
+using pcre2_code = void;
+#endif
 
 #include <string>
 #include <vector>

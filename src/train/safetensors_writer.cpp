@@ -1,6 +1,6 @@
 #include "safetensors_writer.h"
 
-#include <bit>
+#include "bit_cast.h"
 #include <cstdint>
 #include <stdexcept>
 
@@ -57,9 +57,9 @@ std::string safetensors_bytes(const std::vector<NamedTensor>& tensors, SafeDtype
     for (std::size_t d : t.shape) n *= d;
     for (std::size_t i = 0; i < n; ++i) {
       if (width == 4)
-        put_le(out, std::bit_cast<std::uint32_t>(static_cast<float>(t.data[i])), 4);
+        put_le(out, attn::bit_cast<std::uint32_t>(static_cast<float>(t.data[i])), 4);
       else
-        put_le(out, std::bit_cast<std::uint64_t>(t.data[i]), 8);
+        put_le(out, attn::bit_cast<std::uint64_t>(t.data[i]), 8);
     }
   }
   return out;

@@ -1,0 +1,156 @@
+// attnlab book --html FILE: one HTML file holding every lesson, which reruns in the browser.
+// The page carries the book's core (the WebAssembly build of this same program, built apart by
+// `cmake --build build --target book`, cmake/book.cmake) and a manifest of the lessons: their
+// names, summaries and options in every language, from the catalogs. The page draws a form from
+// the manifest and runs `attnlab lesson NAME --html … --json …` in the core at every change.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "book_page.h"
+#include "catalog.h"
+#include "commands.h"
+#include "errors.h"
+#include "input_file.h"
+#include "lesson.h"
+
+namespace attn::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kMaxCoreBytes = std::size_t{64} << 20;  // today's core: about 8 MB
+
+// Options the page cannot offer: they read checkpoints or corpora, or retrain (the page works from
+// the shipped models and results, as the lessons do by default).
+const char* const kCliOnly[] = {"--weights", "--layer", "--text", "--token-ids", "--retrain"};
+
+bool cli_only(const std::string& flag) {
+  for (const char* f : kCliOnly)
+    if (flag == f) return true;
+  return false;
+}
+
+// The book's languages: those the catalogs carry a full set of words for.
+const char* const kLangs[] = {"en", "zh"};
+
+// A lesson's flags, as the command line binds them, and each one's help in every language.
+class ManifestBinder : public OptionBinder {
+ public:
+  ManifestBinder(const std::string& catalog, nlohmann::json& options, nlohmann::json& cli)
+      : catalog_(catalog), options_(options), cli_(cli) {}
+  void integer(const char* flag, std::optional<std::int64_t>&) override { add(flag, "integer"); }
+  void real(const char* flag, std::optional<double>&) override { add(flag, "real"); }
+  void text(const char* flag, std::optional<std::string>&) override { add(flag, "text"); }
+  void toggle(const char* flag, bool&) override { add(flag, "toggle"); }
+
+  // The help of FLAG: the lesson's own LESSON.opt.NAME when it has one, else cli.opt.NAME
+  // (lesson_cmd.cpp's rule).
+  static nlohmann::json help(const std::string& catalog, const std::string& flag) {
+    std::string name = flag.substr(2);
+    for (char& ch : name)
+      if (ch == '-') ch = '_';
+    nlohmann::json out = nlohmann::json::object();
+    for (const char* code : kLangs) {
+      Text t(Lang{code});
+      const std::string own = catalog + ".opt." + name;
+      out[code] = t.has(own) ? t(own) : t("cli.opt." + name);
+    }
+    return out;
+  }
+
+ private:
+  void add(const std::string& flag, const char* kind) {
+    if (cli_only(flag)) {
+      cli_.push_back(flag);
+      return;
+    }
+    options_.push_back({{"flag", flag}, {"kind", kind}, {"help", help(catalog_, flag)}});
+  }
+  std::string catalog_;
+  nlohmann::json& options_;
+  nlohmann::json& cli_;
+};
+
+// The page's own words, in every language; a {name} in them is filled in by the page.
+nlohmann::json page_words() {
+  // key -> the placeholders its message takes, passed through as "{name}" for the page to fill
+  const std::vector<std::pair<const char*, std::vector<const char*>>> keys = {
+      {"title", {}}, {"intro", {}}, {"lessons", {}}, {"options", {}}, {"language", {}},
+      {"default", {}}, {"run", {}}, {"loading", {}}, {"computing", {}}, {"ran", {"ms"}},
+      {"refused", {}}, {"failed", {}}, {"settings", {}}, {"command", {}}, {"link", {}},
+      {"trace", {}}, {"download", {}}, {"cli_only", {"flags"}}, {"no_worker", {}},
+      {"toggle_on", {}}, {"about", {"version"}}};
+  nlohmann::json out = nlohmann::json::object();
+  for (const char* code : kLangs) {
+    Text t(Lang{code});
+    nlohmann::json words = nlohmann::json::object();
+    for (const auto& [key, names] : keys) {
+      Args args;
+      for (const char* n : names) args.push_back({n, "{" + std::string(n) + "}"});
+      words[key] = t.bare(std::string("book.") + key, args);
+    }
+    words["lang_name"] = t.bare("book.lang_name");
+    out[code] = words;
+  }
+  return out;
+}
+
+nlohmann::json manifest() {
+  nlohmann::json lessons = nlohmann::json::array();
+  for (const LessonInfo* info : all_lessons()) {
+    const std::string catalog = catalog_name(*info);
+    nlohmann::json options = nlohmann::json::array(), cli = nlohmann::json::array();
+    // --seed and --precision: every lesson's (lesson_cmd.cpp adds them around the lesson's own)
+    options.push_back({{"flag", "--seed"}, {"kind", "integer"}, {"help", ManifestBinder::help(catalog, "--seed")}});
+    ManifestBinder binder(catalog, options, cli);
+    info->make()->bind(binder);
+    options.push_back({{"flag", "--precision"}, {"kind", "integer"}, {"help", ManifestBinder::help(catalog, "--precision")}});
+    nlohmann::json summary = nlohmann::json::object();
+    for (const char* code : kLangs) summary[code] = Text(Lang{code})(catalog + ".summary");
+    lessons.push_back({{"name", info->name}, {"summary", summary}, {"options", options}, {"cli_only", cli}});
+  }
+  return {{"version", std::string("attnlab ") + ATTNLAB_VERSION},
+          {"langs", kLangs},
+          {"words", page_words()},
+          {"lessons", lessons}};
+}
+
+// Where the core is: $ATTNLAB_BOOK_CORE, else attnlab-book-core.js beside this executable (where
+// the book target puts it).
+std::string core_path() {
+  if (const char* env = std::getenv("ATTNLAB_BOOK_CORE"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "attnlab-book-core.js";
+  return (self.parent_path() / "attnlab-book-core.js").string();
+}
+
+void run_book(const std::string& html) {
+  const std::string path = core_path();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw UsageError("cli.err.book_core", {{"path", path}});
+  declare_input("--html", path);  // the book never overwrites its own core
+  declare_report_outputs(ReportOutputs{std::nullopt, html, std::nullopt});
+  std::string core = read_regular_file(path, kMaxCoreBytes, "ATTNLAB_BOOK_CORE");
+  if (core.find("AttnlabCore") == std::string::npos) throw UsageError("cli.err.book_core_js", {{"path", path}});
+  write_html_doc(html, render_book(BookPage{run_lang().code, manifest().dump(), core}));
+  commit_outputs();
+  print_written();
+}
+
+}  // namespace
+
+void setup_book(CLI::App& root) {
+  const Text& t = text();
+  CLI::App* sub = root.add_subcommand("book", t("cli.book.description"));
+  auto html = std::make_shared<std::string>();
+  sub->add_option("--html", *html, t("cli.book.opt.html"))->required();
+  add_lang_option(sub);
+  sub->callback([html] { run_book(*html); });
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""The book (attnlab book --html FILE) in headless Chromium, driven over the DevTools protocol.
+
+usage: check_book.py ATTNLAB_BIN CHECK [OUT_DIR]
+  CHECK  links | controls | refused | zh
+Exits 77 (ctest: Skipped) when chromium is not installed or the binary has no book core (built by
+`cmake --build build --target book`); 0 when every check passes; 1 with the reasons otherwise.
+
+Each check writes the book, opens it from file:// and waits until the page says its run is done
+(main[data-state=done]); it then reads the run's trace from the element with id attnlab-trace and
+compares it with `attnlab lesson … --json -` for the same flags:
+  links     a URL fragment (#lesson=mha&heads=4&seed=7) opens that lesson with those options; one
+            heatmap per head is drawn; gqa from a link too
+  controls  the form's fields are changed as a learner would (heads, seed in mha; heads, kv-heads,
+            seed in gqa, reached from the lesson list) and the page reruns
+  refused   a size the work caps refuse shows the command line's own error line, in the page's
+            language, and no trace
+  zh        #lang=zh: the page, the lesson and its trace in Chinese
+Every key of the trace but the tensors' numbers must be equal; the numbers must be equal to 1e-12
+of their size: the browser's exp, log, sin and cos are not glibc's, so their last bits can differ
+(docs/ARCHITECTURE.md, "The book"). The check prints how many numbers differ and by how much.
+"""
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def find_chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+class Browser:
+    """Chromium with --remote-debugging-pipe: JSON messages, each ended by a NUL, on fds 3 and 4."""
+
+    def __init__(self, chromium, work):
+        self.to_r, self.to_w = os.pipe()
+        self.from_r, self.from_w = os.pipe()
+        profile = tempfile.mkdtemp(dir=work, prefix="profile-")
+        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+               "--disable-background-networking", "--disable-component-update", "--no-first-run",
+               "--disable-extensions", "--user-data-dir=" + profile, "--window-size=1280,1000",
+               "--allow-file-access-from-files", "about:blank"]
+        # the child reads commands on fd 3 and writes answers on fd 4
+        def fds():
+            a, b = os.dup(self.to_r), os.dup(self.from_w)  # the pipes may themselves be 3 or 4
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+        # (close_fds=False: pass_fds would be closed after preexec_fn has put the pipes on 3 and 4;
+        # os.pipe's own fds are close-on-exec, the dup2 copies are not)
+        self.proc = subprocess.Popen(cmd, close_fds=False, preexec_fn=fds,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        os.close(self.to_r)
+        os.close(self.from_w)
+        self.buf = b""
+        self.next_id = 1
+        self.console = []
+        self.events = []  # every event's name, in order (the failures name the last ones)
+        self.session = None
+
+    def send(self, method, params=None, session=True, timeout=60):
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        self.next_id += 1
+        os.write(self.to_w, json.dumps(msg).encode() + b"\0")
+        end = time.time() + timeout
+        while True:
+            while b"\0" not in self.buf:
+                if time.time() > end:
+                    raise SystemExit("FAIL: no answer from chromium to %s in %d s (last events: %s; console: %s)" % (method, timeout, self.events[-12:], json.dumps(self.console)[-1500:]))
+                ready, _, _ = select.select([self.from_r], [], [], max(0.0, end - time.time()))
+                if not ready:
+                    continue
+                chunk = os.read(self.from_r, 1 << 20)
+                if not chunk:
+                    raise SystemExit("FAIL: chromium closed the pipe: %s" % self.proc.stderr.read().decode()[-2000:])
+                self.buf += chunk
+            raw, self.buf = self.buf.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("method") in ("Runtime.consoleAPICalled", "Runtime.exceptionThrown"):
+                self.console.append(reply["params"])
+            if "method" in reply:
+                self.events.append(reply["method"])
+            if reply.get("id") == msg["id"]:
+                if "error" in reply:
+                    raise SystemExit("FAIL: %s: %s" % (method, reply["error"]))
+                return reply["result"]
+
+    def open(self, url):
+        target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        self.send("Runtime.enable")
+        self.send("Page.enable")
+        self.events = []
+        self.send("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")  # evaluating before it could run in about:blank
+
+    def wait_event(self, name, timeout=60):
+        end = time.time() + timeout
+        while name not in self.events:
+            ready, _, _ = select.select([self.from_r], [], [], max(0.0, end - time.time()))
+            if not ready:
+                raise SystemExit("FAIL: chromium never sent %s (events: %s)" % (name, self.events[-12:]))
+            chunk = os.read(self.from_r, 1 << 20)
+            if not chunk:
+                raise SystemExit("FAIL: chromium closed the pipe")
+            self.buf += chunk
+            while b"\0" in self.buf:
+                raw, self.buf = self.buf.split(b"\0", 1)
+                reply = json.loads(raw)
+                if reply.get("method") in ("Runtime.consoleAPICalled", "Runtime.exceptionThrown"):
+                    self.console.append(reply["params"])
+                if "method" in reply:
+                    self.events.append(reply["method"])
+
+    def eval(self, expr, timeout=100):
+        # (WAIT gives up by itself after 90 s; Runtime.evaluate's own "timeout" left some answers unsent)
+        r = self.send("Runtime.evaluate", {"expression": expr, "awaitPromise": True, "returnByValue": True}, timeout=timeout)
+        if "exceptionDetails" in r:
+            raise SystemExit("FAIL: %s: %s" % (expr[:80], json.dumps(r["exceptionDetails"])[:1500]))
+        return r["result"].get("value")
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=10)
+        except SystemExit:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+# Waits until the run asked for last is done (main[data-state=done], no newer run pending), then
+# reports what the page shows.
+WAIT = r"""
+new Promise(function (resolve, reject) {
+  var t0 = Date.now();
+  (function poll() {
+    var m = document.getElementById('main');
+    if (m && m.dataset.state === 'done') {
+      var f = document.getElementById('view'), d = null;
+      try { d = f.contentDocument; } catch (e) {}
+      resolve({
+        rc: m.dataset.rc,
+        trace: document.getElementById('attnlab-trace').textContent,
+        error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent,
+        status: document.getElementById('status').textContent,
+        title: document.getElementById('title').textContent,
+        lang: document.documentElement.lang,
+        hash: location.hash,
+        command: document.getElementById('command').textContent,
+        frame_lang: d ? d.documentElement.lang : null,
+        heatmaps: d ? d.querySelectorAll('svg.hm').length : -1,
+        frame_text: d && d.body ? d.body.textContent.slice(0, 400) : ''
+      });
+    } else if (Date.now() - t0 > 90000) {
+      reject(new Error('the page never finished its run: state ' + (m && m.dataset.state)));
+    } else setTimeout(poll, 50);
+  })();
+})
+"""
+
+
+def set_field(b, name, value):
+    """Types a value into the form's field NAME and commits it (a change event), as a learner does."""
+    b.eval("""(function () {
+      var m = document.getElementById('main'); m.dataset.state = 'asked';
+      var i = document.querySelector('#form input[name="%s"]');
+      if (!i) throw new Error('no field %s');
+      i.value = %s; i.dispatchEvent(new Event('change'));
+    })()""" % (name, name, json.dumps(value)))
+
+
+def click_lesson(b, name):
+    b.eval("""(function () {
+      document.getElementById('main').dataset.state = 'asked';
+      var a = document.querySelector('#lessons a[data-lesson="%s"]');
+      if (!a) throw new Error('no lesson link %s');
+      a.click();
+    })()""" % (name, name))
+
+
+def cli_trace(bin_, args):
+    p = subprocess.run([bin_] + args + ["--json", "-"], capture_output=True)
+    if p.returncode != 0:
+        raise SystemExit("FAIL: %s exited %d: %s" % (" ".join(args), p.returncode, p.stderr.decode()))
+    return json.loads(p.stdout)
+
+
+def compare(page_text, cli, what):
+    """Problems between the page's trace and the command line's; also how close the numbers are.
+    Everything must be equal (keys, order, words, shapes, integers), except that a number with a
+    fraction may differ by 1e-12 of its size (of 1 for numbers below 1)."""
+    if not page_text:
+        return ["%s: the page shows no trace" % what]
+    page = json.loads(page_text)
+    problems, stats = [], {"n": 0, "differ": 0, "worst": 0.0}
+
+    def walk(a, b, path):
+        if isinstance(a, float) and isinstance(b, float):
+            stats["n"] += 1
+            if a != b:
+                stats["differ"] += 1
+                stats["worst"] = max(stats["worst"], abs(a - b) / max(1.0, abs(a), abs(b)))
+            return
+        if type(a) != type(b):
+            problems.append("%s: %s is %r on the page, %r on the command line" % (what, path, str(a)[:80], str(b)[:80]))
+        elif isinstance(a, dict):
+            if list(a) != list(b):
+                problems.append("%s: %s has keys %s on the page, %s on the command line" % (what, path, list(a), list(b)))
+            else:
+                for k in a:
+                    walk(a[k], b[k], path + "." + k)
+        elif isinstance(a, list):
+            if len(a) != len(b):
+                problems.append("%s: %s has %d items on the page, %d on the command line" % (what, path, len(a), len(b)))
+            else:
+                for k, (x, y) in enumerate(zip(a, b)):
+                    walk(x, y, "%s[%d]" % (path, k))
+        elif a != b:
+            problems.append("%s: %s is %r on the page, %r on the command line" % (what, path, str(a)[:80], str(b)[:80]))
+
+    walk(page, cli, "trace")
+    n, differ = stats["n"], stats["differ"]
+    print("%s: %d numbers, %d equal to the last bit, %d differ (at most %.1e of their size)" % (what, n, n - differ, differ, stats["worst"]))
+    if stats["worst"] > 1e-12:
+        problems.append("%s: a number differs by %.2e of its size" % (what, stats["worst"]))
+    return problems[:10]
+
+
+def book(bin_, work):
+    path = os.path.join(work, "book.html")
+    p = subprocess.run([bin_, "book", "--html", path], capture_output=True)
+    if p.returncode == 2 and b"no book core" in p.stderr:
+        print("skipped: this attnlab has no book core (cmake --build build --target book)")
+        sys.exit(77)
+    if p.returncode != 0:
+        raise SystemExit("FAIL: attnlab book exited %d: %s" % (p.returncode, p.stderr.decode()))
+    return path
+
+
+def check_links(b, bin_, path):
+    problems = []
+    b.open("file://" + path + "#lesson=mha&heads=4&seed=7")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "mha", "--heads=4", "--seed=7", "--lang", "en"]), "mha heads 4 seed 7 (link)")
+    if r["heatmaps"] < 4:
+        problems.append("mha with 4 heads: %d heatmaps in the lesson's page" % r["heatmaps"])
+    if "--heads=4" not in r["command"] or "--seed=7" not in r["command"]:
+        problems.append("the command shown is %r" % r["command"])
+    b.eval("(function () { document.getElementById('main').dataset.state = 'asked'; location.hash = '#lesson=gqa&heads=6&kv-heads=3&seed=5'; })()")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "gqa", "--heads=6", "--kv-heads=3", "--seed=5", "--lang", "en"]), "gqa from a new link")
+    return problems
+
+
+def check_controls(b, bin_, path):
+    problems = []
+    b.open("file://" + path + "#lesson=mha")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "mha", "--lang", "en"]), "mha, defaults")
+    set_field(b, "heads", "4")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "mha", "--heads=4", "--lang", "en"]), "mha, heads changed to 4")
+    set_field(b, "seed", "11")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "mha", "--seed=11", "--heads=4", "--lang", "en"]), "mha, then seed 11")
+    if "heads=4" not in r["hash"] or "seed=11" not in r["hash"]:
+        problems.append("the URL did not follow the form: %r" % r["hash"])
+    click_lesson(b, "gqa")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "gqa", "--lang", "en"]), "gqa from the lesson list")
+    set_field(b, "heads", "8")
+    b.eval(WAIT)
+    set_field(b, "kv-heads", "2")
+    b.eval(WAIT)
+    set_field(b, "seed", "3")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "gqa", "--seed=3", "--heads=8", "--kv-heads=2", "--lang", "en"]), "gqa, heads 8, kv-heads 2, seed 3")
+    if r["heatmaps"] < 8:
+        problems.append("gqa with 8 heads: %d heatmaps" % r["heatmaps"])
+    return problems
+
+
+def check_refused(b, bin_, path):
+    problems = []
+    for lang in ("en", "zh"):
+        b.open("file://" + path + "#lesson=mha&lang=%s&d-model=100000000" % lang)
+        r = b.eval(WAIT)
+        p = subprocess.run([bin_, "lesson", "mha", "--d-model=100000000", "--lang", lang], capture_output=True)
+        line = p.stderr.decode().strip()
+        if p.returncode != 2 or not line:
+            problems.append("the command line did not refuse --d-model 100000000 (%d)" % p.returncode)
+        if r["rc"] != "2" or line not in r["error"]:
+            problems.append("%s: the page shows %r (exit %s), the command line says %r" % (lang, r["error"], r["rc"], line))
+        if r["trace"]:
+            problems.append("%s: a refused run left a trace on the page" % lang)
+    return problems
+
+
+def check_zh(b, bin_, path):
+    problems = []
+    b.open("file://" + path + "#lesson=mha&lang=zh&heads=4")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "mha", "--heads=4", "--lang", "zh"]), "mha in Chinese")
+    if r["lang"] != "zh" or r["frame_lang"] != "zh":
+        problems.append("page lang %r, lesson page lang %r" % (r["lang"], r["frame_lang"]))
+    if not any("\u4e00" <= c <= "\u9fff" for c in r["title"]) or not any("\u4e00" <= c <= "\u9fff" for c in r["frame_text"]):
+        problems.append("no Chinese in the title %r or the lesson %r" % (r["title"], r["frame_text"][:80]))
+    return problems
+
+
+def main():
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
+    bin_, check = sys.argv[1], sys.argv[2]
+    chromium = find_chromium()
+    if not chromium:
+        print("skipped: no chromium (apt-get install chromium)")
+        sys.exit(77)
+    work = tempfile.mkdtemp(prefix="attnlab-book-")
+    try:
+        path = book(bin_, work)
+        b = Browser(chromium, work)
+        try:
+            problems = {"links": check_links, "controls": check_controls, "refused": check_refused, "zh": check_zh}[check](b, bin_, path)
+            errors = [c for c in b.console if c.get("type") == "error" or "exceptionDetails" in c]
+            if errors:
+                problems.append("console errors: %s" % json.dumps(errors)[:2000])
+        finally:
+            b.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if problems:
+        print("FAIL:\n  " + "\n  ".join(problems))
+        sys.exit(1)
+    print("ok: %s" % check)
+
+
+if __name__ == "__main__":
+    main()

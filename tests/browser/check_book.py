@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The book (attnlab book --html FILE) in headless Chromium, driven over the DevTools protocol.
 
-usage: check_book.py ATTNLAB_BIN CHECK [OUT_DIR]
+usage: check_book.py ATTNLAB_BIN CHECK [OUT_DIR]   (OUT_DIR: the links check saves the README's two pictures there, docs/images)
   CHECK  links | controls | refused | zh | lessons
 Exits 77 (ctest: Skipped) when chromium is not installed or the binary has no book core (built by
 `cmake --build build --target book`); 0 when every check passes; 1 with the reasons otherwise.
@@ -22,6 +22,7 @@ Every key, word and integer of the trace must be equal; a number with a fraction
 browser's exp, log, sin and cos are not glibc's, so last bits can differ (docs/ARCHITECTURE.md,
 "The book"). The check prints how many numbers differ and by how much.
 """
+import base64
 import json
 import os
 import re
@@ -33,6 +34,8 @@ import tempfile
 import time
 
 # A rounding error as the lessons' sentences quote one ("up to rounding (2.22e-16)"): 1e-10 or less.
+OUT_DIR = None  # where the links check saves its screenshot, when given
+
 ROUNDING = re.compile(r"\b\d(?:\.\d+)?e-(?:1\d|[2-9]\d)\b")
 
 
@@ -267,6 +270,20 @@ def check_links(b, bin_, path):
         problems.append("mha with 4 heads: %d heatmaps in the lesson's page" % r["heatmaps"])
     if "--heads=4" not in r["command"] or "--seed=7" not in r["command"]:
         problems.append("the command shown is %r" % r["command"])
+    if OUT_DIR:  # the README's pictures: docs/images/book-mha.png and book-mha-heatmaps.png
+        shot = b.send("Page.captureScreenshot", {"format": "png", "clip": {"x": 0, "y": 0, "width": 1280, "height": 1000, "scale": 1}})
+        with open(os.path.join(OUT_DIR, "book-mha.png"), "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+        # and the heads' heatmaps (the softmax step), further down the lesson's page
+        y = b.eval("""(function () {
+          var v = document.getElementById('view'), d = v.contentDocument;
+          var fig = d.querySelector('figure.heatmap[data-tensor="weights"]') || d.querySelector('figure.heatmap');
+          return v.getBoundingClientRect().top + window.scrollY + fig.getBoundingClientRect().top - 60;
+        })()""")
+        shot = b.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                                 "clip": {"x": 250, "y": y, "width": 1030, "height": 520, "scale": 1}})
+        with open(os.path.join(OUT_DIR, "book-mha-heatmaps.png"), "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
     b.eval("(function () { document.getElementById('main').dataset.state = 'asked'; location.hash = '#lesson=gqa&heads=6&kv-heads=3&seed=5'; })()")
     r = b.eval(WAIT)
     problems += compare(r["trace"], cli_trace(bin_, ["lesson", "gqa", "--heads=6", "--kv-heads=3", "--seed=5", "--lang", "en"]), "gqa from a new link")
@@ -350,7 +367,9 @@ def check_zh(b, bin_, path):
 def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
+    global OUT_DIR
     bin_, check = sys.argv[1], sys.argv[2]
+    OUT_DIR = sys.argv[3] if len(sys.argv) > 3 else None
     chromium = find_chromium()
     if not chromium:
         print("skipped: no chromium (apt-get install chromium)")

@@ -83,7 +83,7 @@ nlohmann::json page_words() {
       {"default", {}}, {"run", {}}, {"loading", {}}, {"computing", {}}, {"ran", {"ms"}},
       {"refused", {}}, {"failed", {}}, {"settings", {}}, {"command", {}}, {"link", {}},
       {"trace", {}}, {"download", {}}, {"cli_only", {"flags"}}, {"no_worker", {}},
-      {"toggle_on", {}}, {"about", {"version"}}};
+      {"toggle_on", {}}, {"about", {"version"}}, {"too_large", {"mb"}}};
   nlohmann::json out = nlohmann::json::object();
   for (const char* code : kLangs) {
     Text t(Lang{code});

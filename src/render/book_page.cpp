@@ -49,22 +49,42 @@ footer { padding: 12px 20px; color: var(--soft); font-size: 12px; border-top: 1p
 // when a result is back); each job is one command line, its files read back from memory.
 const char* kDriver = R"JS(
 function attnlabDriver(factory, port) {
-  var core = null, out = [], err = [], waiting = [];
+  // The trace goes to a device, /run/trace.json, that keeps at most LIMIT bytes: past that its
+  // write fails, which stops the JSON writer at once. The command line writes devices after its
+  // files, so the lesson's page is complete by then (exit 1: the write failed).
+  var LIMIT = 32 << 20, core = null, out = [], err = [], waiting = [], chunks = [], size = 0, over = false;
   function run(job) {
-    out = []; err = [];
-    ['/run/page.html', '/run/trace.json'].forEach(function (f) { try { core.FS.unlink(f); } catch (e) {} });
+    out = []; err = []; chunks = []; size = 0; over = false;
+    try { core.FS.unlink('/run/page.html'); } catch (e) {}
     var t0 = performance.now(), rc, page = null, trace = null;
     try { rc = core.ccall('attnlab_run_json', 'number', ['string'], [JSON.stringify(job.args)]); }
     catch (e) { rc = -1; err.push(String(e && e.message || e)); }
     var ms = performance.now() - t0;
     try { page = core.FS.readFile('/run/page.html', {encoding: 'utf8'}); } catch (e) {}
-    try { trace = core.FS.readFile('/run/trace.json', {encoding: 'utf8'}); } catch (e) {}
-    port.postMessage({id: job.id, rc: rc, ms: ms, page: page, trace: trace, stdout: out.join('\n'), stderr: err.join('\n')});
+    if (!over && size > 0) {
+      var all = new Uint8Array(size), at = 0;
+      chunks.forEach(function (c) { all.set(c, at); at += c.length; });
+      trace = new TextDecoder().decode(all);
+    }
+    chunks = [];
+    port.postMessage({id: job.id, rc: rc, ms: ms, page: page, trace: trace, too_large: over ? LIMIT : 0,
+                      stdout: out.join('\n'), stderr: err.join('\n')});
   }
   port.onmessage = function (e) { if (core) run(e.data); else waiting.push(e.data); };
   factory({print: function (s) { out.push(s); }, printErr: function (s) { err.push(s); }}).then(function (m) {
     core = m;
     try { m.FS.mkdir('/run'); } catch (e) {}
+    var dev = m.FS.makedev(64, 0);
+    m.FS.registerDevice(dev, {
+      open: function () {}, close: function () {}, read: function () { return 0; },
+      write: function (stream, buffer, offset, length) {
+        if (size + length > LIMIT) { over = true; throw new m.FS.ErrnoError(27); }
+        chunks.push(buffer.slice(offset, offset + length));
+        size += length;
+        return length;
+      }
+    });
+    m.FS.mkdev('/run/trace.json', dev);
     port.postMessage({ready: true});
     while (waiting.length) run(waiting.shift());
   });
@@ -225,7 +245,7 @@ const char* kPage = R"JS(
     if (pending) { var p = pending; pending = null; send(p); return; }  // a newer run was asked for
     var w = W(), err = $('error');
     main.dataset.rc = String(r.rc);
-    if (r.rc === 0 && r.page !== null) {
+    if (r.page !== null && (r.rc === 0 || r.too_large)) {
       err.hidden = true;
       err.textContent = '';
       view.srcdoc = r.page;
@@ -236,7 +256,8 @@ const char* kPage = R"JS(
       if (dl.href) URL.revokeObjectURL(dl.href);
       dl.href = URL.createObjectURL(new Blob([r.trace || ''], {type: 'application/json'}));
       dl.download = 'attnlab-' + state.lesson.name + '.json';
-      $('status').textContent = fill(w.ran, {ms: Math.round(r.ms)});
+      $('status').textContent = fill(w.ran, {ms: Math.round(r.ms)}) +
+        (r.too_large ? ' ' + fill(w.too_large, {mb: r.too_large >> 20}) : '');
       shown = false;  // done when the frame has loaded the new page (its load event, below)
       return;
     } else {

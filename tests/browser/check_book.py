@@ -14,7 +14,8 @@ compares it with `attnlab lesson … --json -` for the same flags:
   controls  the form's fields are changed as a learner would (heads, seed in mha; heads, kv-heads,
             seed in gqa, reached from the lesson list) and the page reruns
   refused   a size the work caps refuse shows the command line's own error line, in the page's
-            language, and no trace
+            language, and no trace; a run whose trace is too large for the page shows the lesson
+            and says how to get the trace
   zh        #lang=zh: the page, the lesson and its trace in Chinese
   lessons   every lesson at its defaults
 Every key, word and integer of the trace must be equal; a number with a fraction may differ by
@@ -331,6 +332,12 @@ def check_refused(b, bin_, path):
             problems.append("%s: the page shows %r (exit %s), the command line says %r" % (lang, r["error"], r["rc"], line))
         if r["trace"]:
             problems.append("%s: a refused run left a trace on the page" % lang)
+    # A run whose trace is too large for the page (134 MB of JSON): the lesson is shown, the
+    # trace is not kept, and the page says how to get it.
+    b.open("file://" + path + "#lesson=mha&seq-len=600&d-model=64&heads=8&lang=en")
+    r = b.eval(WAIT)
+    if r["trace"] or "--json FILE" not in r["status"] or "lesson mha" not in r["frame_text"]:
+        problems.append("a run with a 134 MB trace: status %r, lesson page %r, trace of %d bytes" % (r["status"], r["frame_text"][:60], len(r["trace"])))
     return problems
 
 

@@ -91,7 +91,7 @@ TEST_CASE("book: the page holds the core, every lesson with its options in both 
   std::remove(out.c_str());
 }
 
-TEST_CASE("book: a core that would end its script element is refused; the manifest's </ is escaped", "[book]") {
+TEST_CASE("book: a core that would end its script element is refused, and the manifest escapes its </", "[book]") {
   CHECK_THROWS_AS(attn::render_book({"en", "{}", "var AttnlabCore; '</SCRIPT>'"}), std::invalid_argument);
   CHECK_THROWS_AS(attn::render_book({"en", "{}", "var AttnlabCore; '<!--'"}), std::invalid_argument);
   std::string page = attn::render_book({"en", R"({"a":"</script><!--"})", "var AttnlabCore;"});

@@ -2,7 +2,7 @@
 """The book (attnlab book --html FILE) in headless Chromium, driven over the DevTools protocol.
 
 usage: check_book.py ATTNLAB_BIN CHECK [OUT_DIR]   (OUT_DIR: the links check saves the README's two pictures there, docs/images)
-  CHECK  links | controls | refused | zh | lessons
+  CHECK  links | controls | refused | zh | lessons | no-worker
 Exits 77 (ctest: Skipped) when chromium is not installed or the binary has no book core (built by
 `cmake --build build --target book`); 0 when every check passes; 1 with the reasons otherwise.
 
@@ -18,6 +18,7 @@ compares it with `attnlab lesson … --json -` for the same flags:
             and says how to get the trace
   zh        #lang=zh: the page, the lesson and its trace in Chinese
   lessons   every lesson at its defaults
+  no-worker a browser without workers: the core runs on the page
 Every key, word and integer of the trace must be equal; a number with a fraction may differ by
 1e-12 of its size, and a sentence only in a rounding error it quotes (1e-10 or less): the
 browser's exp, log, sin and cos are not glibc's, so last bits can differ (docs/ARCHITECTURE.md,
@@ -105,11 +106,13 @@ class Browser:
                     raise SystemExit("FAIL: %s: %s" % (method, reply["error"]))
                 return reply["result"]
 
-    def open(self, url):
+    def open(self, url, before=None):
         target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
         self.send("Runtime.enable")
         self.send("Page.enable")
+        if before:  # a script that runs before the page's own
+            self.send("Page.addScriptToEvaluateOnNewDocument", {"source": before})
         self.events = []
         self.send("Page.navigate", {"url": url})
         self.wait_event("Page.loadEventFired")  # evaluating before it could run in about:blank
@@ -341,6 +344,21 @@ def check_refused(b, bin_, path):
     return problems
 
 
+def check_no_worker(b, bin_, path):
+    """A browser that will not start a worker: the core runs on the page itself, and says so."""
+    problems = []
+    b.open("file://" + path + "#lesson=gqa&heads=8&kv-heads=4&seed=2", before="window.Worker = undefined;")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "gqa", "--heads=8", "--kv-heads=4", "--seed=2", "--lang", "en"]), "gqa without a worker")
+    note = b.eval("document.getElementById('no-worker').textContent")
+    if "worker" not in note:
+        problems.append("the page did not say that it runs without a worker: %r" % note)
+    set_field(b, "heads", "4")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "gqa", "--heads=4", "--kv-heads=4", "--seed=2", "--lang", "en"]), "gqa without a worker, heads 4")
+    return problems
+
+
 def check_lessons(b, bin_, path):
     """Every lesson, at its defaults, from a link: the page's trace is the command line's."""
     problems = []
@@ -387,7 +405,7 @@ def main():
         b = Browser(chromium, work)
         try:
             problems = {"links": check_links, "controls": check_controls, "refused": check_refused, "zh": check_zh,
-                        "lessons": check_lessons}[check](b, bin_, path)
+                        "lessons": check_lessons, "no-worker": check_no_worker}[check](b, bin_, path)
             errors = [c for c in b.console if c.get("type") == "error" or "exceptionDetails" in c]
             if errors:
                 problems.append("console errors: %s" % json.dumps(errors)[:2000])

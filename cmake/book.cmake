@@ -2,6 +2,8 @@
 # (CMakeLists.txt's EMSCRIPTEN branch), into attnlab-book-core.js beside the attnlab executable,
 # where `attnlab book --html FILE` reads it. Not part of the default build:
 #   cmake --build build --target book        (about 4 minutes on two cores, the first time)
+# -O3 (Release), not -Os: the page computes 2.7 times faster (mha at d_model 768, 12 heads, 1,024
+# tokens: 2.0 s instead of 5.5 s) for 8.7 MB instead of 6.3.
 # emscripten's JS optimizer needs Debian's acorn: NODE_PATH=/usr/share/nodejs where node is not
 # Debian's own.
 find_program(ATTNLAB_EMCMAKE emcmake)
@@ -9,7 +11,7 @@ if(ATTNLAB_EMCMAKE)
   add_custom_target(book
     COMMAND ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs
             ${ATTNLAB_EMCMAKE} ${CMAKE_COMMAND} -S ${CMAKE_SOURCE_DIR} -B ${CMAKE_BINARY_DIR}/book-core
-            -DCMAKE_BUILD_TYPE=MinSizeRel
+            -DCMAKE_BUILD_TYPE=Release
     COMMAND ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs
             ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR}/book-core -j2
     COMMAND ${CMAKE_COMMAND} -E copy_if_different ${CMAKE_BINARY_DIR}/book-core/attnlab-book-core.js

@@ -1,7 +1,7 @@
 # The book's core: attnlab compiled to WebAssembly by Debian's emscripten, from these same sources
 # (CMakeLists.txt's EMSCRIPTEN branch), into attnlab-book-core.js beside the attnlab executable,
 # where `attnlab book --html FILE` reads it. Not part of the default build:
-#   cmake --build build --target book        (about 4 minutes on two cores, the first time)
+#   cmake --build build --target book        (about 3 minutes on two cores, the first time)
 # -O3 (Release), not -Os: the page computes 2.7 times faster (mha at d_model 768, 12 heads, 1,024
 # tokens: 2.0 s instead of 5.5 s) for 8.7 MB instead of 6.3.
 # emscripten's JS optimizer needs Debian's acorn: NODE_PATH=/usr/share/nodejs where node is not

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -33,7 +34,7 @@ nlohmann::json manifest_of(const std::string& page) {
 
 TEST_CASE("book: without its core, attnlab book says how to build it (exit 2, nothing written)", "[book]") {
   const std::string out = temp_path("none.html");
-  CliResult r = run_cli("book --html " + out, "ATTNLAB_BOOK_CORE=/nonexistent/attnlab-book-core.js ");
+  CliResult r = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=/nonexistent/attnlab-book-core.js ");
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find("/nonexistent/attnlab-book-core.js is missing") != std::string::npos);
@@ -48,7 +49,7 @@ TEST_CASE("book: without its core, attnlab book says how to build it (exit 2, no
 TEST_CASE("book: a file that is not the core is refused, and --html is required", "[book]") {
   const std::string core = temp_path("notcore.js"), out = temp_path("x.html");
   write_file(core, "console.log('hello');\n");
-  CliResult r = run_cli("book --html " + out, "ATTNLAB_BOOK_CORE=" + core + " ");
+  CliResult r = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
   CHECK(r.code == 2);
   CHECK(r.err.find("must define AttnlabCore") != std::string::npos);
   CHECK(slurp(out).empty());
@@ -62,14 +63,21 @@ TEST_CASE("book: the page holds the core, every lesson with its options in both 
   const std::string core = temp_path("core.js"), out = temp_path("book.html");
   const std::string stand_in = "var AttnlabCore = function () { return Promise.resolve({}); }; /* x < y && z > w */\n";
   write_file(core, stand_in);
-  CliResult r = run_cli("book --html " + out, "ATTNLAB_BOOK_CORE=" + core + " ");
+  CliResult r = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
   REQUIRE(r.code == 0);
   CHECK(r.err.find("wrote " + out) != std::string::npos);
   const std::string page = slurp(out);
   CHECK(page.find(stand_in) != std::string::npos);  // inlined as it is
   CHECK(page.find("id=\"attnlab-trace\"") != std::string::npos);
-  CHECK(page.find("'wasm-unsafe-eval'") != std::string::npos);
-  CHECK(page.find("connect-src") == std::string::npos);  // default-src 'none': no network
+  // the policy: nothing from the network (default-src 'none', and no source names a scheme with a host)
+  const std::size_t csp = page.find("Content-Security-Policy\" content=\"");
+  REQUIRE(csp != std::string::npos);
+  const std::string policy = page.substr(csp, page.find('>', csp) - csp);
+  CHECK(policy.find("default-src 'none';") != std::string::npos);
+  CHECK(policy.find("'wasm-unsafe-eval'") != std::string::npos);
+  CHECK(policy.find("http") == std::string::npos);
+  CHECK(policy.find("connect-src") == std::string::npos);
+  CHECK(policy.find(" *") == std::string::npos);
   nlohmann::json m = manifest_of(page);
   REQUIRE(m["lessons"].size() == attn::all_lessons().size());
   CHECK(m["langs"] == nlohmann::json::array({"en", "zh"}));
@@ -86,9 +94,38 @@ TEST_CASE("book: the page holds the core, every lesson with its options in both 
   CHECK((*mha)["options"][4]["help"]["en"] == "Query heads h");
   CHECK((*mha)["summary"]["zh"].get<std::string>().find("多头注意力") != std::string::npos);
   CHECK(m["words"]["zh"]["ran"].get<std::string>().find("{ms}") != std::string::npos);
+  // options valid only beside --retrain or --weights are the command line's, in their lesson only
+  for (const auto& l : m["lessons"]) {
+    std::vector<std::string> offered, cli;
+    for (const auto& o : l["options"]) offered.push_back(o["flag"]);
+    for (const auto& f : l["cli_only"]) cli.push_back(f);
+    auto has = [](const std::vector<std::string>& v, const char* f) { return std::find(v.begin(), v.end(), f) != v.end(); };
+    INFO(l["name"].get<std::string>());
+    CHECK_FALSE(has(offered, "--retrain"));
+    CHECK_FALSE(has(offered, "--weights"));
+    if (l["name"] == "induction") CHECK(has(cli, "--steps"));
+    if (l["name"] == "tradeoffs") CHECK(has(cli, "--variant"));
+    if (l["name"] == "attention") CHECK(has(cli, "--head"));
+    if (l["name"] == "symmetry") CHECK(has(offered, "--steps"));  // valid without --retrain there
+  }
   CHECK(m["words"]["en"]["title"].get<std::string>().find("browser") != std::string::npos);
   std::remove(core.c_str());
   std::remove(out.c_str());
+}
+
+TEST_CASE("book: a core holding </script> is a usage error (exit 2) naming the variable that chose it", "[book]") {
+  const std::string core = temp_path("script.js"), out = temp_path("s.html");
+  write_file(core, "var AttnlabCore = '</SCRIPT>';\n");
+  CliResult r = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("hold no </script> or <!--") != std::string::npos);
+  CHECK(slurp(out).empty());
+  // the core is an input: naming it as the output is refused, with the variable that chose it
+  CliResult same = run_cli("book --html " + core + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
+  CHECK(same.code == 2);
+  CHECK(same.err.find("ATTNLAB_BOOK_CORE") != std::string::npos);
+  CHECK(slurp(core) == "var AttnlabCore = '</SCRIPT>';\n");
+  std::remove(core.c_str());
 }
 
 TEST_CASE("book: a core that would end its script element is refused, and the manifest escapes its </", "[book]") {

@@ -25,12 +25,19 @@ namespace fs = std::filesystem;
 constexpr std::size_t kMaxCoreBytes = std::size_t{64} << 20;  // today's core: about 8 MB
 
 // Options the page cannot offer: they read checkpoints or corpora, or retrain (the page works from
-// the shipped models and results, as the lessons do by default).
-const char* const kCliOnly[] = {"--weights", "--layer", "--text", "--token-ids", "--retrain"};
+// the shipped models and results, as the lessons do by default), in every lesson ("*") or in one,
+// where a flag is valid only beside one of those (induction's --steps needs --retrain).
+struct CliOnly {
+  const char* lesson;
+  const char* flag;
+};
+const CliOnly kCliOnly[] = {{"*", "--weights"}, {"*", "--layer"},      {"*", "--text"},
+                            {"*", "--token-ids"}, {"*", "--retrain"}, {"attention", "--head"},
+                            {"induction", "--steps"}, {"tradeoffs", "--variant"}};
 
-bool cli_only(const std::string& flag) {
-  for (const char* f : kCliOnly)
-    if (flag == f) return true;
+bool cli_only(const std::string& lesson, const std::string& flag) {
+  for (const CliOnly& c : kCliOnly)
+    if (flag == c.flag && (std::string(c.lesson) == "*" || lesson == c.lesson)) return true;
   return false;
 }
 
@@ -40,8 +47,8 @@ const char* const kLangs[] = {"en", "zh"};
 // A lesson's flags, as the command line binds them, and each one's help in every language.
 class ManifestBinder : public OptionBinder {
  public:
-  ManifestBinder(const std::string& catalog, nlohmann::json& options, nlohmann::json& cli)
-      : catalog_(catalog), options_(options), cli_(cli) {}
+  ManifestBinder(const std::string& lesson, const std::string& catalog, nlohmann::json& options, nlohmann::json& cli)
+      : lesson_(lesson), catalog_(catalog), options_(options), cli_(cli) {}
   void integer(const char* flag, std::optional<std::int64_t>&) override { add(flag, "integer"); }
   void real(const char* flag, std::optional<double>&) override { add(flag, "real"); }
   void text(const char* flag, std::optional<std::string>&) override { add(flag, "text"); }
@@ -64,13 +71,13 @@ class ManifestBinder : public OptionBinder {
 
  private:
   void add(const std::string& flag, const char* kind) {
-    if (cli_only(flag)) {
+    if (cli_only(lesson_, flag)) {
       cli_.push_back(flag);
       return;
     }
     options_.push_back({{"flag", flag}, {"kind", kind}, {"help", help(catalog_, flag)}});
   }
-  std::string catalog_;
+  std::string lesson_, catalog_;
   nlohmann::json& options_;
   nlohmann::json& cli_;
 };
@@ -79,11 +86,10 @@ class ManifestBinder : public OptionBinder {
 nlohmann::json page_words() {
   // key -> the placeholders its message takes, passed through as "{name}" for the page to fill
   const std::vector<std::pair<const char*, std::vector<const char*>>> keys = {
-      {"title", {}}, {"intro", {}}, {"lessons", {}}, {"options", {}}, {"language", {}},
-      {"default", {}}, {"run", {}}, {"loading", {}}, {"computing", {}}, {"ran", {"ms"}},
-      {"refused", {}}, {"failed", {}}, {"settings", {}}, {"command", {}}, {"link", {}},
-      {"trace", {}}, {"download", {}}, {"cli_only", {"flags"}}, {"no_worker", {}},
-      {"toggle_on", {}}, {"about", {"version"}}, {"too_large", {"mb"}}};
+      {"title", {}}, {"intro", {}}, {"lessons", {}}, {"language", {}}, {"default", {}},
+      {"loading", {}}, {"computing", {}}, {"ran", {"ms"}}, {"refused", {}}, {"failed", {}},
+      {"settings", {}}, {"command", {}}, {"link", {}}, {"trace", {}}, {"download", {}},
+      {"cli_only", {"flags"}}, {"no_worker", {}}, {"about", {"version"}}, {"too_large", {"mb"}}};
   nlohmann::json out = nlohmann::json::object();
   for (const char* code : kLangs) {
     Text t(Lang{code});
@@ -106,7 +112,7 @@ nlohmann::json manifest() {
     nlohmann::json options = nlohmann::json::array(), cli = nlohmann::json::array();
     // --seed and --precision: every lesson's (lesson_cmd.cpp adds them around the lesson's own)
     options.push_back({{"flag", "--seed"}, {"kind", "integer"}, {"help", ManifestBinder::help(catalog, "--seed")}});
-    ManifestBinder binder(catalog, options, cli);
+    ManifestBinder binder(info->name, catalog, options, cli);
     info->make()->bind(binder);
     options.push_back({{"flag", "--precision"}, {"kind", "integer"}, {"help", ManifestBinder::help(catalog, "--precision")}});
     nlohmann::json summary = nlohmann::json::object();
@@ -131,12 +137,15 @@ std::string core_path() {
 
 void run_book(const std::string& html) {
   const std::string path = core_path();
+  // how errors name the core: the variable that chose it, or the core's own file name
+  const char* env = std::getenv("ATTNLAB_BOOK_CORE");
+  const std::string label = env != nullptr && *env != '\0' ? "ATTNLAB_BOOK_CORE" : "attnlab-book-core.js";
   std::error_code ec;
   if (!fs::exists(path, ec)) throw UsageError("cli.err.book_core", {{"path", path}});
-  declare_input("--html", path);  // the book never overwrites its own core
+  declare_input(label, path);  // the book never overwrites its own core
   declare_report_outputs(ReportOutputs{std::nullopt, html, std::nullopt});
-  std::string core = read_regular_file(path, kMaxCoreBytes, "ATTNLAB_BOOK_CORE");
-  if (core.find("AttnlabCore") == std::string::npos) throw UsageError("cli.err.book_core_js", {{"path", path}});
+  std::string core = read_regular_file(path, kMaxCoreBytes, label);
+  if (!book_core_fits(core)) throw UsageError("cli.err.book_core_js", {{"path", path}});
   write_html_doc(html, render_book(BookPage{run_lang().code, manifest().dump(), core}));
   commit_outputs();
   print_written();

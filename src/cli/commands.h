@@ -109,5 +109,8 @@ void note_written(const std::string& path, const std::string& line);
 // Commit, print the report on stdout when no output flag was given, then the "wrote" lines.
 void finish_report(const ReportOutputs& o, const std::string& report);
 void print_written();
+// Forget the "wrote" lines of a run that failed (the book's core runs many command lines in one
+// process: a failed run must not leave its lines to the next).
+void forget_written();
 
 }  // namespace attn::cli

@@ -297,6 +297,10 @@ extern "C" int attnlab_run_json(const char* args_json) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // One process, many runs: nothing of the run before (a failed run's declared files or "wrote"
+  // lines) may reach this one.
+  attn::cli::discard_outputs();
+  attn::cli::forget_written();
   int rc = run_command_line(static_cast<int>(args.size()), argv.data());
   std::fflush(stdout);
   std::fflush(stderr);

@@ -53,6 +53,8 @@ void finish_report(const ReportOutputs& o, const std::string& report) {
   print_written();
 }
 
+void forget_written() { g_wrote.clear(); }
+
 void print_written() {
   if (g_wrote.empty()) return;
   std::fflush(stdout);

@@ -50,8 +50,8 @@ footer { padding: 12px 20px; color: var(--soft); font-size: 12px; border-top: 1p
 const char* kDriver = R"JS(
 function attnlabDriver(factory, port) {
   // The trace goes to a device, /run/trace.json, that keeps at most LIMIT bytes: past that its
-  // write fails, which stops the JSON writer at once. The command line writes devices after its
-  // files, so the lesson's page is complete by then (exit 1: the write failed).
+  // write fails (EFBIG, 22 in emscripten's numbering), which stops the JSON writer at once. The
+  // command line writes devices after its files, so the lesson's page is complete by then (exit 1).
   var LIMIT = 32 << 20, core = null, out = [], err = [], waiting = [], chunks = [], size = 0, over = false;
   function run(job) {
     out = []; err = []; chunks = []; size = 0; over = false;
@@ -60,8 +60,10 @@ function attnlabDriver(factory, port) {
     try { rc = core.ccall('attnlab_run_json', 'number', ['string'], [JSON.stringify(job.args)]); }
     catch (e) { rc = -1; err.push(String(e && e.message || e)); }
     var ms = performance.now() - t0;
-    try { page = core.FS.readFile('/run/page.html', {encoding: 'utf8'}); } catch (e) {}
-    if (!over && size > 0) {
+    if (rc !== -1) {
+      try { page = core.FS.readFile('/run/page.html', {encoding: 'utf8'}); } catch (e) {}
+    }
+    if (!over && size > 0 && rc !== -1) {
       var all = new Uint8Array(size), at = 0;
       chunks.forEach(function (c) { all.set(c, at); at += c.length; });
       trace = new TextDecoder().decode(all);
@@ -69,25 +71,32 @@ function attnlabDriver(factory, port) {
     chunks = [];
     port.postMessage({id: job.id, rc: rc, ms: ms, page: page, trace: trace, too_large: over ? LIMIT : 0,
                       stdout: out.join('\n'), stderr: err.join('\n')});
+    if (rc === -1) boot();  // a trap leaves the module unusable: start a fresh one
+  }
+  function boot() {
+    core = null;
+    factory({print: function (s) { out.push(s); }, printErr: function (s) { err.push(s); }}).then(function (m) {
+      try { m.FS.mkdir('/run'); } catch (e) {}
+      var dev = m.FS.makedev(64, 0);
+      m.FS.registerDevice(dev, {
+        open: function () {}, close: function () {}, read: function () { return 0; },
+        write: function (stream, buffer, offset, length) {
+          if (size + length > LIMIT) { over = true; throw new m.FS.ErrnoError(22); }
+          chunks.push(buffer.slice(offset, offset + length));
+          size += length;
+          return length;
+        }
+      });
+      m.FS.mkdev('/run/trace.json', dev);
+      core = m;
+      port.postMessage({ready: true});
+      while (core && waiting.length) run(waiting.shift());
+    }, function (e) {
+      port.postMessage({fatal: String(e && e.message || e)});
+    });
   }
   port.onmessage = function (e) { if (core) run(e.data); else waiting.push(e.data); };
-  factory({print: function (s) { out.push(s); }, printErr: function (s) { err.push(s); }}).then(function (m) {
-    core = m;
-    try { m.FS.mkdir('/run'); } catch (e) {}
-    var dev = m.FS.makedev(64, 0);
-    m.FS.registerDevice(dev, {
-      open: function () {}, close: function () {}, read: function () { return 0; },
-      write: function (stream, buffer, offset, length) {
-        if (size + length > LIMIT) { over = true; throw new m.FS.ErrnoError(27); }
-        chunks.push(buffer.slice(offset, offset + length));
-        size += length;
-        return length;
-      }
-    });
-    m.FS.mkdev('/run/trace.json', dev);
-    port.postMessage({ready: true});
-    while (waiting.length) run(waiting.shift());
-  });
+  boot();
 }
 )JS";
 
@@ -101,10 +110,11 @@ const char* kPage = R"JS(
   var coreText = document.getElementById('attnlab-core').textContent;
   var $ = function (id) { return document.getElementById(id); };
   var main = $('main'), view = $('view'), traceEl = $('attnlab-trace');
-  var state = {lesson: M.lessons[0], lang: document.documentElement.lang, values: {}};
-  var port = null, busy = false, pending = null, nextId = 1, slow = null, shown = true;
+  function known(code) { return M.langs.indexOf(code) >= 0; }  // not `code in M.words`: "constructor"
+  var state = {lesson: M.lessons[0], lang: known(document.documentElement.lang) ? document.documentElement.lang : 'en', values: {}};
+  var port = null, busy = false, pending = null, nextId = 1, slow = null, shown = true, ready = false, noWorker = false;
 
-  function W() { return M.words[state.lang] || M.words.en; }
+  function W() { return M.words[state.lang]; }
   function fill(s, args) { return s.replace(/\{(\w+)\}/g, function (m, k) { return k in args ? args[k] : m; }); }
   function find(name) { for (var i = 0; i < M.lessons.length; ++i) if (M.lessons[i].name === name) return M.lessons[i]; return null; }
   function on(v) { return v === '1' || v === 'true' || v === 'on' || v === ''; }
@@ -114,9 +124,9 @@ const char* kPage = R"JS(
     s.split('&').forEach(function (kv) {
       if (!kv) return;
       var i = kv.indexOf('='), k = i < 0 ? kv : kv.slice(0, i), v = i < 0 ? '' : kv.slice(i + 1);
-      try { h[decodeURIComponent(k)] = decodeURIComponent(v.replace(/\+/g, ' ')); } catch (e) {}
+      try { h[decodeURIComponent(k)] = decodeURIComponent(v).trim(); } catch (e) {}  // a '+' stays a '+'
     });
-    if (h.lang && M.words[h.lang]) state.lang = h.lang;
+    if (known(h.lang)) state.lang = h.lang;
     state.lesson = find(h.lesson) || state.lesson;
     state.values = {};
     state.lesson.options.forEach(function (o) {
@@ -160,6 +170,7 @@ const char* kPage = R"JS(
     $('trace-label').textContent = w.trace;
     $('download').textContent = w.download;
     $('about').textContent = fill(w.about, {version: M.version});
+    $('no-worker').textContent = noWorker ? w.no_worker : '';
     var nav = $('lessons');
     nav.textContent = '';
     M.lessons.forEach(function (l) {
@@ -235,11 +246,17 @@ const char* kPage = R"JS(
     busy = true;
     main.dataset.state = 'computing';
     clearTimeout(slow);
-    slow = setTimeout(function () { $('status').textContent = W().computing; }, 200);
+    slow = setTimeout(function () { if (ready) $('status').textContent = W().computing; }, 200);
+    if (!port) start();  // the last core failed: a fresh one
     port.postMessage(job);
   }
   function result(r) {
-    if (r.ready) { $('status').textContent = ''; return; }
+    if (r.ready) { ready = true; $('status').textContent = busy ? W().computing : ''; return; }
+    if (r.fatal) {  // the core could not start, or its worker died
+      if (port && port.terminate) port.terminate();
+      port = null;
+      r = {rc: -1, page: null, trace: null, stderr: r.fatal};
+    }
     busy = false;
     clearTimeout(slow);
     if (pending) { var p = pending; pending = null; send(p); return; }  // a newer run was asked for
@@ -252,10 +269,12 @@ const char* kPage = R"JS(
       traceEl.textContent = r.trace || '';
       var t = JSON.parse(r.trace || '{}'), cfg = t.config || {};
       $('settings').textContent = Object.keys(cfg).map(function (k) { return k + '=' + JSON.stringify(cfg[k]); }).join('  ');
-      var dl = $('download');
-      if (dl.href) URL.revokeObjectURL(dl.href);
-      dl.href = URL.createObjectURL(new Blob([r.trace || ''], {type: 'application/json'}));
-      dl.download = 'attnlab-' + state.lesson.name + '.json';
+      forget();
+      if (r.trace) {
+        var dl = $('download');
+        dl.href = URL.createObjectURL(new Blob([r.trace], {type: 'application/json'}));
+        dl.download = 'attnlab-' + state.lesson.name + '.json';
+      }
       $('status').textContent = fill(w.ran, {ms: Math.round(r.ms)}) +
         (r.too_large ? ' ' + fill(w.too_large, {mb: r.too_large >> 20}) : '');
       shown = false;  // done when the frame has loaded the new page (its load event, below)
@@ -264,10 +283,17 @@ const char* kPage = R"JS(
       err.hidden = false;
       err.textContent = (r.rc === 2 ? w.refused : w.failed) + '\n' + (r.stderr || '');
       traceEl.textContent = '';
+      view.srcdoc = '';  // nothing of the run before stays on show
+      forget();
       $('settings').textContent = '';
       $('status').textContent = '';
     }
     main.dataset.state = 'done';
+  }
+  function forget() {  // the download link of the run before
+    var dl = $('download');
+    if (dl.href) URL.revokeObjectURL(dl.href);
+    dl.removeAttribute('href');
   }
   view.addEventListener('load', function () {
     try { view.style.height = (view.contentDocument.documentElement.scrollHeight + 24) + 'px'; } catch (e) {}
@@ -279,10 +305,11 @@ const char* kPage = R"JS(
       var src = coreText + '\n' + attnlabDriver.toString() + '\nattnlabDriver(AttnlabCore, self);\n';
       var worker = new Worker(URL.createObjectURL(new Blob([src], {type: 'text/javascript'})));
       worker.onmessage = function (e) { result(e.data); };
-      worker.onerror = function (e) { result({rc: -1, page: null, stderr: String(e.message || e)}); };
+      worker.onerror = function (e) { worker.terminate(); result({fatal: String(e.message || e)}); };
       port = worker;
     } catch (e) {
       // no worker: the core runs on the page, which waits while a lesson runs
+      noWorker = true;
       $('no-worker').textContent = W().no_worker;
       var s = document.createElement('script');
       s.textContent = coreText;
@@ -340,9 +367,13 @@ std::string script_safe_json(const std::string& json) {
 
 }  // namespace
 
+bool book_core_fits(const std::string& core) {
+  return core.find("AttnlabCore") != std::string::npos && !contains_ci(core, "</script") &&
+         core.find("<!--") == std::string::npos;
+}
+
 std::string render_book(const BookPage& book) {
-  if (contains_ci(book.core, "</script") || book.core.find("<!--") != std::string::npos)
-    throw std::invalid_argument("the book's core holds text that would end its <script> element");
+  if (!book_core_fits(book.core)) throw std::invalid_argument("the book's core does not fit in its <script> element");
   std::string out;
   out.reserve(book.core.size() + book.manifest.size() + 32768);
   out += "<!DOCTYPE html>\n<html lang=\"" + escape_text(book.lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n";

@@ -13,8 +13,11 @@ struct BookPage {
   std::string core;         // attnlab-book-core.js: defines AttnlabCore (emscripten, the wasm inlined)
 };
 
-// The page. Throws std::invalid_argument if the core holds text that would end its <script>
-// element ("</script" or "<!--"), which an emscripten build never does.
+// Whether `core` can be the book's core: it defines AttnlabCore and holds no text that would end
+// its <script> element ("</script" or "<!--"), which an emscripten build never writes.
+bool book_core_fits(const std::string& core);
+
+// The page. Throws std::invalid_argument for a core that does not fit (book_core_fits).
 std::string render_book(const BookPage& book);
 
 }  // namespace attn

@@ -256,7 +256,7 @@ def compare(page_text, cli, what):
 
 def book(bin_, work):
     path = os.path.join(work, "book.html")
-    p = subprocess.run([bin_, "book", "--html", path], capture_output=True)
+    p = subprocess.run([bin_, "book", "--html", path, "--lang", "en"], capture_output=True)
     if p.returncode == 2 and b"no book core" in p.stderr:
         print("skipped: this attnlab has no book core (cmake --build build --target book)")
         sys.exit(77)
@@ -291,6 +291,11 @@ def check_links(b, bin_, path):
     b.eval("(function () { document.getElementById('main').dataset.state = 'asked'; location.hash = '#lesson=gqa&heads=6&kv-heads=3&seed=5'; })()")
     r = b.eval(WAIT)
     problems += compare(r["trace"], cli_trace(bin_, ["lesson", "gqa", "--heads=6", "--kv-heads=3", "--seed=5", "--lang", "en"]), "gqa from a new link")
+    # a hand-written link: a '+' stays a '+', spaces around a value are dropped, an unknown language
+    # (even one every object has, "constructor") is English
+    b.eval("(function () { document.getElementById('main').dataset.state = 'asked'; location.hash = '#lesson=decode&bandwidth=1e+2%20&lang=constructor'; })()")
+    r = b.eval(WAIT)
+    problems += compare(r["trace"], cli_trace(bin_, ["lesson", "decode", "--bandwidth=1e+2", "--lang", "en"]), "decode from a hand-written link")
     return problems
 
 
@@ -324,6 +329,14 @@ def check_controls(b, bin_, path):
 
 def check_refused(b, bin_, path):
     problems = []
+    # a refusal after a run: nothing of that run stays on show (lesson page, trace, download link)
+    b.open("file://" + path + "#lesson=mha&heads=4&lang=en")
+    b.eval(WAIT)
+    set_field(b, "heads", "0")
+    r = b.eval(WAIT)
+    left = b.eval("JSON.stringify([document.getElementById('view').srcdoc.length, document.getElementById('download').hasAttribute('href')])")
+    if r["rc"] != "2" or r["trace"] or left != "[0,false]":
+        problems.append("heads 0 after heads 4: exit %s, trace of %d bytes, [page, download] left: %s" % (r["rc"], len(r["trace"]), left))
     for lang in ("en", "zh"):
         b.open("file://" + path + "#lesson=mha&lang=%s&d-model=100000000" % lang)
         r = b.eval(WAIT)
@@ -366,9 +379,10 @@ def check_lessons(b, bin_, path):
              if line.startswith("  ") and line.split()]
     if len(names) < 10:
         return ["attnlab list gave %r" % names]
-    b.open("file://" + path + "#lesson=" + names[0])
-    for name in names:
-        b.eval("(function () { document.getElementById('main').dataset.state = 'asked'; location.hash = '#lesson=%s&lang=en'; })()" % name)
+    b.open("file://" + path + "#lesson=" + names[0] + "&lang=en")
+    for k, name in enumerate(names):
+        if k > 0:  # (the first one runs as the page opens: setting its own fragment again does nothing)
+            b.eval("(function () { document.getElementById('main').dataset.state = 'asked'; location.hash = '#lesson=%s&lang=en'; })()" % name)
         r = b.eval(WAIT)
         if r["rc"] != "0":
             problems.append("%s: exit %s in the page: %s" % (name, r["rc"], r["error"]))

@@ -41,8 +41,13 @@ bool cli_only(const std::string& lesson, const std::string& flag) {
   return false;
 }
 
-// The book's languages: those the catalogs carry a full set of words for.
-const char* const kLangs[] = {"en", "zh"};
+// The book's languages: every language with catalogs (not the pseudo-locale, a test of the catalogs).
+std::vector<std::string> book_langs() {
+  std::vector<std::string> out;
+  for (const std::string& code : available_languages())
+    if (code != "qps") out.push_back(code);
+  return out;
+}
 
 // A lesson's flags, as the command line binds them, and each one's help in every language.
 class ManifestBinder : public OptionBinder {
@@ -54,18 +59,10 @@ class ManifestBinder : public OptionBinder {
   void text(const char* flag, std::optional<std::string>&) override { add(flag, "text"); }
   void toggle(const char* flag, bool&) override { add(flag, "toggle"); }
 
-  // The help of FLAG: the lesson's own LESSON.opt.NAME when it has one, else cli.opt.NAME
-  // (lesson_cmd.cpp's rule).
+  // The help of FLAG in every language, as `attnlab lesson NAME --help` gives it.
   static nlohmann::json help(const std::string& catalog, const std::string& flag) {
-    std::string name = flag.substr(2);
-    for (char& ch : name)
-      if (ch == '-') ch = '_';
     nlohmann::json out = nlohmann::json::object();
-    for (const char* code : kLangs) {
-      Text t(Lang{code});
-      const std::string own = catalog + ".opt." + name;
-      out[code] = t.has(own) ? t(own) : t("cli.opt." + name);
-    }
+    for (const std::string& code : book_langs()) out[code] = option_help(Text(Lang{code}), catalog, flag);
     return out;
   }
 
@@ -91,7 +88,7 @@ nlohmann::json page_words() {
       {"settings", {}}, {"command", {}}, {"link", {}}, {"trace", {}}, {"download", {}},
       {"cli_only", {"flags"}}, {"no_worker", {}}, {"about", {"version"}}, {"too_large", {"mb"}}};
   nlohmann::json out = nlohmann::json::object();
-  for (const char* code : kLangs) {
+  for (const std::string& code : book_langs()) {
     Text t(Lang{code});
     nlohmann::json words = nlohmann::json::object();
     for (const auto& [key, names] : keys) {
@@ -116,11 +113,11 @@ nlohmann::json manifest() {
     info->make()->bind(binder);
     options.push_back({{"flag", "--precision"}, {"kind", "integer"}, {"help", ManifestBinder::help(catalog, "--precision")}});
     nlohmann::json summary = nlohmann::json::object();
-    for (const char* code : kLangs) summary[code] = Text(Lang{code})(catalog + ".summary");
+    for (const std::string& code : book_langs()) summary[code] = Text(Lang{code})(catalog + ".summary");
     lessons.push_back({{"name", info->name}, {"summary", summary}, {"options", options}, {"cli_only", cli}});
   }
   return {{"version", std::string("attnlab ") + ATTNLAB_VERSION},
-          {"langs", kLangs},
+          {"langs", book_langs()},
           {"words", page_words()},
           {"lessons", lessons}};
 }

@@ -49,6 +49,11 @@ void setup_book(CLI::App& root);      // attnlab book --html FILE (the lessons a
 // attnlab train --study NAME: trains the study, `workers` runs at once (study_cmd.cpp).
 void run_study_command(const std::string& study, const std::string& json, std::size_t workers, bool quiet);
 
+// A lesson flag's help in t's language: the lesson's own LESSON.opt.NAME when its catalog has one
+// (a flag whose meaning differs there), else the shared cli.opt.NAME (NAME: the flag without "--",
+// '_' for '-'). `attnlab lesson NAME --help` and the book say the same.
+std::string option_help(const Text& t, const std::string& lesson_catalog, const std::string& flag);
+
 // Before parsing: an unknown or missing lesson name gets a message listing the lessons
 // (CLI11's own would only say the argument was not expected).
 void check_lesson_name(const std::vector<std::string>& args);

@@ -49,9 +49,8 @@ bool use_color(const std::string& mode) {
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
-// The lesson's own flags, bound with CLI11; help text from the lesson's own LESSON.opt.NAME when its
-// catalog has one (a flag whose meaning differs there: swiglu's --d-model has no heads to fit), else
-// from the shared cli.opt.NAME (NAME the flag with '_' for '-').
+// The lesson's own flags, bound with CLI11, with option_help's text (swiglu's --d-model, which has no
+// heads to fit, has a help of its own).
 class CliBinder : public OptionBinder {
  public:
   CliBinder(CLI::App* sub, const std::optional<std::string>** weights, std::string lesson_catalog)
@@ -65,13 +64,7 @@ class CliBinder : public OptionBinder {
   void toggle(const char* flag, bool& v) override { sub_->add_flag(flag, v, help(flag)); }
 
  private:
-  std::string help(const std::string& flag) const {
-    std::string name = flag.substr(2);
-    for (char& ch : name)
-      if (ch == '-') ch = '_';
-    const std::string own = catalog_ + ".opt." + name;
-    return attn::cli::text().has(own) ? attn::cli::text()(own) : attn::cli::text()("cli.opt." + name);
-  }
+  std::string help(const std::string& flag) const { return option_help(attn::cli::text(), catalog_, flag); }
   CLI::App* sub_;
   const std::optional<std::string>** weights_;
   std::string catalog_;
@@ -144,6 +137,14 @@ void setup_lesson(CLI::App& root) {
     sub->callback([opts] { run_lesson(*opts); });
     sub->footer([info] { return defaults_footer(*info); });
   }
+}
+
+std::string option_help(const Text& t, const std::string& lesson_catalog, const std::string& flag) {
+  std::string name = flag.substr(2);
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  const std::string own = lesson_catalog + ".opt." + name;
+  return t.has(own) ? t(own) : t("cli.opt." + name);
 }
 
 void check_lesson_name(const std::vector<std::string>& args) {

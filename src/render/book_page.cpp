@@ -220,21 +220,18 @@ const char* kPage = R"JS(
     $('cli-only').textContent = l.cli_only.length ? fill(w.cli_only, {flags: l.cli_only.join(', ')}) : '';
   }
 
-  function show() {
-    var h = hash();
-    try { history.replaceState(null, '', h); } catch (e) {}
-    $('link').href = h;
-    $('command').textContent = 'attnlab ' + args().map(quote).join(' ');
-    words();
-    form();
-    run();
-  }
+  // The URL, the link and the command line, from the state; then the run.
   function changed() {
     var h = hash();
     try { history.replaceState(null, '', h); } catch (e) {}
     $('link').href = h;
     $('command').textContent = 'attnlab ' + args().map(quote).join(' ');
     run();
+  }
+  function show() {  // a new lesson or language: the words and the form too
+    words();
+    form();
+    changed();
   }
 
   function run() {

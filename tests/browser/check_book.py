@@ -35,18 +35,12 @@ import sys
 import tempfile
 import time
 
+from check_pages import find_chromium
+
 # A rounding error as the lessons' sentences quote one ("up to rounding (2.22e-16)"): 1e-10 or less.
 OUT_DIR = None  # where the links check saves its screenshot, when given
 
 ROUNDING = re.compile(r"\b\d(?:\.\d+)?e-(?:1\d|[2-9]\d)\b")
-
-
-def find_chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        p = shutil.which(name)
-        if p:
-            return p
-    return None
 
 
 class Browser:
@@ -77,6 +71,25 @@ class Browser:
         self.events = []  # every event's name, in order (the failures name the last ones)
         self.session = None
 
+    def read(self, end, waiting_for):
+        """The next message before time `end`; events and console messages are recorded on the way."""
+        while b"\0" not in self.buf:
+            ready, _, _ = select.select([self.from_r], [], [], max(0.0, end - time.time()))
+            if not ready:
+                raise SystemExit("FAIL: chromium sent no %s in time (last events: %s; console: %s)"
+                                 % (waiting_for, self.events[-12:], json.dumps(self.console)[-1500:]))
+            chunk = os.read(self.from_r, 1 << 20)
+            if not chunk:
+                raise SystemExit("FAIL: chromium closed the pipe: %s" % self.proc.stderr.read().decode()[-2000:])
+            self.buf += chunk
+        raw, self.buf = self.buf.split(b"\0", 1)
+        reply = json.loads(raw)
+        if reply.get("method") in ("Runtime.consoleAPICalled", "Runtime.exceptionThrown"):
+            self.console.append(reply["params"])
+        if "method" in reply:
+            self.events.append(reply["method"])
+        return reply
+
     def send(self, method, params=None, session=True, timeout=60):
         msg = {"id": self.next_id, "method": method, "params": params or {}}
         if session and self.session:
@@ -85,22 +98,7 @@ class Browser:
         os.write(self.to_w, json.dumps(msg).encode() + b"\0")
         end = time.time() + timeout
         while True:
-            while b"\0" not in self.buf:
-                if time.time() > end:
-                    raise SystemExit("FAIL: no answer from chromium to %s in %d s (last events: %s; console: %s)" % (method, timeout, self.events[-12:], json.dumps(self.console)[-1500:]))
-                ready, _, _ = select.select([self.from_r], [], [], max(0.0, end - time.time()))
-                if not ready:
-                    continue
-                chunk = os.read(self.from_r, 1 << 20)
-                if not chunk:
-                    raise SystemExit("FAIL: chromium closed the pipe: %s" % self.proc.stderr.read().decode()[-2000:])
-                self.buf += chunk
-            raw, self.buf = self.buf.split(b"\0", 1)
-            reply = json.loads(raw)
-            if reply.get("method") in ("Runtime.consoleAPICalled", "Runtime.exceptionThrown"):
-                self.console.append(reply["params"])
-            if "method" in reply:
-                self.events.append(reply["method"])
+            reply = self.read(end, "answer to " + method)
             if reply.get("id") == msg["id"]:
                 if "error" in reply:
                     raise SystemExit("FAIL: %s: %s" % (method, reply["error"]))
@@ -120,20 +118,7 @@ class Browser:
     def wait_event(self, name, timeout=60):
         end = time.time() + timeout
         while name not in self.events:
-            ready, _, _ = select.select([self.from_r], [], [], max(0.0, end - time.time()))
-            if not ready:
-                raise SystemExit("FAIL: chromium never sent %s (events: %s)" % (name, self.events[-12:]))
-            chunk = os.read(self.from_r, 1 << 20)
-            if not chunk:
-                raise SystemExit("FAIL: chromium closed the pipe")
-            self.buf += chunk
-            while b"\0" in self.buf:
-                raw, self.buf = self.buf.split(b"\0", 1)
-                reply = json.loads(raw)
-                if reply.get("method") in ("Runtime.consoleAPICalled", "Runtime.exceptionThrown"):
-                    self.console.append(reply["params"])
-                if "method" in reply:
-                    self.events.append(reply["method"])
+            self.read(end, name)
 
     def eval(self, expr, timeout=100):
         # (WAIT gives up by itself after 90 s; Runtime.evaluate's own "timeout" left some answers unsent)

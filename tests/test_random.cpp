@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "libm.h"
 #include "random.h"
 
 // Everything in this file lives in its own namespace: the tests are compiled as unity batches.
@@ -57,8 +58,8 @@ TEST_CASE("the batched sampler gives Box-Muller's numbers pair by pair, written 
     std::vector<double> want;
     while (want.size() < n) {
       double u1 = draws.uniform(), u2 = draws.uniform();
-      double r = std::sqrt(-2.0 * std::log(u1)), theta = 2.0 * M_PI * u2;
-      double c = r * std::cos(theta), s = r * std::sin(theta);
+      double r = std::sqrt(-2.0 * attn::libm::log(u1)), theta = 2.0 * M_PI * u2;
+      double c = r * attn::libm::cos(theta), s = r * attn::libm::sin(theta);
       want.push_back(k * c);
       want.push_back(k * s);
     }

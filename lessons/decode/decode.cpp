@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "decode.h"
+#include "libm.h"
 #include "decode/gpu_reference.h"
 #include "errors.h"
 #include "lesson.h"
@@ -255,12 +256,12 @@ void step_roofline(LessonRecorder& r, const Settings& s, const Decode& x) {
   Table t{{r.t("bytes.col.variant"), r.t("roofline.col.intensity"), r.t("roofline.col.attainable"),
            r.t("roofline.col.bound"), r.t("roofline.col.time")}, {}};
   std::vector<double> xs;
-  double lo = std::log10(balance), hi = lo;
+  double lo = libm::log10(balance), hi = lo;
   for (const VariantCost& c : last) {
     double i = arithmetic_intensity(c, static_cast<double>(s.bytes));
     xs.push_back(i);
-    lo = std::min(lo, std::log10(i));
-    hi = std::max(hi, std::log10(i));
+    lo = std::min(lo, libm::log10(i));
+    hi = std::max(hi, libm::log10(i));
     double attain = roofline(i, s.bandwidth, s.peak);
     double bytes = static_cast<double>(c.cache_read * s.bytes), flops = 2.0 * static_cast<double>(c.macs);
     double ns = std::max(bytes / s.bandwidth, flops / s.peak);  // GB/s = bytes/ns, GFLOP/s = FLOP/ns
@@ -273,7 +274,7 @@ void step_roofline(LessonRecorder& r, const Settings& s, const Decode& x) {
   double step = (hi - lo) / static_cast<double>(kRoofSamples - 1);
   for (std::size_t k = 0; k < kRoofSamples; ++k) {
     grid.data[k] = lo + step * static_cast<double>(k);
-    roof.data[k] = std::log10(roofline(std::pow(10.0, grid.data[k]), s.bandwidth, s.peak));
+    roof.data[k] = libm::log10(roofline(libm::pow(10.0, grid.data[k]), s.bandwidth, s.peak));
   }
   r.tensor("log10_intensity", grid);
   Chart chart{r.t("roofline.chart"), "log10_intensity", {}};
@@ -281,7 +282,7 @@ void step_roofline(LessonRecorder& r, const Settings& s, const Decode& x) {
   for (std::size_t k = 0; k < last.size(); ++k) {
     Tensor pt({kRoofSamples});
     for (std::size_t j = 0; j < kRoofSamples; ++j)
-      pt.data[j] = std::fabs(grid.data[j] - std::log10(xs[k])) <= window ? roof.data[j] : NAN;
+      pt.data[j] = std::fabs(grid.data[j] - libm::log10(xs[k])) <= window ? roof.data[j] : NAN;
     std::string name = "at_" + last[k].id;
     r.tensor(name, pt);
     chart.y.push_back(name);

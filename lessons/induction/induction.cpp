@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "errors.h"
+#include "libm.h"
 #include "lesson.h"
 #include "model_report.h"
 #include "trained_gpt.h"
@@ -171,7 +172,7 @@ Induction compute(const InductionOptions& o) {
       throw UsageError("induction.err.seed", {{"flag", "--seed"}, {"value", o.seed}, {"seed", m.main.config.seed}});
   }
   const train::TrainConfig& c = m.main.config;
-  m.ln_v = std::log(static_cast<double>(c.model.vocab));
+  m.ln_v = libm::log(static_cast<double>(c.model.vocab));
   m.eval = train::evaluation_batch(c);
   m.span = train::repeat_span(m.eval, 0);
   m.before = train::analyse_model(gpt::make_gpt(c.model, c.seed), m.eval);  // train()'s initial weights

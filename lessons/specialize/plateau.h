@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "libm.h"
+
 namespace attn {
 
 struct FirstPlateau {
@@ -20,10 +22,10 @@ inline FirstPlateau first_plateau(std::size_t T, std::size_t V) {
   p.positions = T - 1;
   p.rest = T - 2;
   const double n = static_cast<double>(p.positions), r = static_cast<double>(p.rest), v = static_cast<double>(V);
-  p.loss = r / n * std::log(v);
+  p.loss = r / n * libm::log(v);
   const double q = r / (n * v);  // each answer at a position past t = 1
   const double p0 = 1.0 / n + q;  // answer 0: always at t = 1, and its share elsewhere
-  p.frequency_loss = -p0 * std::log(p0) - (v - 1.0) * q * std::log(q);
+  p.frequency_loss = -p0 * libm::log(p0) - (v - 1.0) * q * libm::log(q);
   for (std::size_t t = 1; t < T; ++t) p.uniform_weight += 1.0 / static_cast<double>(t + 1);
   p.uniform_weight /= n;
   return p;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "errors.h"
+#include "libm.h"
 #include "lesson.h"
 #include "specialize/plateau.h"
 #include "specialize_runs.h"
@@ -66,7 +67,7 @@ Tensor heads_attention(const train::TrainResult& r) {
 
 void step_task(LessonRecorder& r, const Specialize& s, const train::TrainConfig& cfg) {
   const std::size_t V = cfg.model.vocab, T = kExampleLength;
-  r.step("task", {{"vocab", V}, {"ln_v", std::log(static_cast<double>(V))}});
+  r.step("task", {{"vocab", V}, {"ln_v", libm::log(static_cast<double>(V))}});
   const int* x = s.example.tokens.data();
   std::vector<double> tokens(x, x + T), targets;
   Table t{{r.t("task.col.t"), "x_t", "x_{t-1}", "x_0", r.t("task.col.target")}, {}};
@@ -111,7 +112,7 @@ void step_training(LessonRecorder& r, const Specialize& s) {
       t.rows.push_back({I(one.evals[i].step), one.evals[i].loss, one.evals[i].accuracy, many.evals[i].loss,
                         many.evals[i].accuracy});
   r.table(t);
-  const double ln_v = std::log(static_cast<double>(s.one.config.model.vocab));
+  const double ln_v = libm::log(static_cast<double>(s.one.config.model.vocab));
   const train::Drop d1 = train::phase_change(one, false, ln_v), d4 = train::phase_change(many, false, ln_v);
   const FirstPlateau p = first_plateau(s.one.config.model.n_positions, s.one.config.model.vocab);
   r.value("plateau_loss", p.loss);

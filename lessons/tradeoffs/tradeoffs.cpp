@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "errors.h"
+#include "libm.h"
 #include "corpus.h"
 #include "lesson.h"
 #include "tradeoffs_study.h"
@@ -129,7 +130,7 @@ void step_results(LessonRecorder& r, const Tradeoffs& s) {
   Table t{header, {}};
   Tensor losses({K, S});  // (K, S)
   std::vector<double> medians;
-  const double ln2 = std::log(2.0);
+  const double ln2 = libm::log(2.0);
   static_assert(std::size(train::kStudySeeds) == 3, "the table has a column per seed");
   for (std::size_t k = 0; k < K; ++k) {
     const std::vector<double>& l = s.losses[k];  // (S)

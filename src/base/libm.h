@@ -17,6 +17,7 @@
 // arguments. Methods: range reduction to a small interval, then a Taylor polynomial (or, for erf,
 // a Taylor expansion around the nearest quarter); the constants are computed from first
 // principles by scripts/gen-libm-tables.py.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -412,6 +413,61 @@ inline double pow(double x, double y) {
   pe += y * ll;
   const double r = exp(p);
   return sign * (r + r * pe);
+}
+
+// Batches for Box–Muller (src/math/random.cpp): the same operations as log and sincos above, so the
+// same bits, but without branches, so that a compiler can compute several numbers per instruction.
+// log_batch needs normal x > 0 (Box–Muller's u1 >= 2^-53); sincos_batch needs 0 <= x < 1.5·2^20
+// (Box–Muller's angles are in [0, 2π)); tests/test_libm.cpp compares them with log and sincos bit
+// for bit.
+namespace detail {
+// ⌊t⌋ for |t| < 2^51, as floor_ gives it: t rounded to an integer by adding and taking away
+// 1.5·2^52, then one less where that rounded up
+inline double floor_batch(double t) {
+  const double y = (t + 0x1.8p52) - 0x1.8p52;
+  return y > t ? y - 1.0 : y;
+}
+}  // namespace detail
+
+inline void log_batch(const double* x, double* out, std::size_t n) {
+  using namespace table;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t b = bit_cast<std::uint64_t>(x[i]);
+    double m = bit_cast<double>((b & 0xfffffffffffffULL) | 0x3ff0000000000000ULL);  // [1, 2)
+    // e + 1024 as a double: its bits under 2^52's exponent (exact; no integer-to-double instruction)
+    double e = bit_cast<double>(0x4330000000000000ULL | ((b >> 52) + 1)) - 0x1p52 - 1024.0;
+    const bool big = m > kSqrt2;
+    m = big ? m * 0.5 : m;
+    e = big ? e + 1.0 : e;
+    const double f = m - 1.0, s = f / (2.0 + f), z = s * s;
+    constexpr double r1 = 2.0 / 3, r2 = 2.0 / 5, r3 = 2.0 / 7, r4 = 2.0 / 9, r5 = 2.0 / 11, r6 = 2.0 / 13,
+                     r7 = 2.0 / 15, r8 = 2.0 / 17, r9 = 2.0 / 19, r10 = 2.0 / 21, r11 = 2.0 / 23;
+    const double R = z * (r1 + z * (r2 + z * (r3 + z * (r4 + z * (r5 + z * (r6 + z * (r7 + z * (r8 + z * (r9 + z * (r10 + z * r11))))))))));
+    const double hfsq = 0.5 * f * f, corr = s * (hfsq + R);
+    out[i] = e * kLn2_hi + (f - (hfsq - (corr + e * kLn2_lo)));
+  }
+}
+
+inline void sincos_batch(const double* x, double* s, double* c, std::size_t n) {
+  using namespace table;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double xi = x[i];
+    // reduce_medium, and for |x| <= π/4 the plain x (k = 0 gives x and 0 exactly as reduce does)
+    const double k = detail::floor_batch(xi * kTwoOverPi + 0.5);
+    const double r1 = xi - k * kPio2_1;
+    const double w2 = -(k * kPio2_2), h = r1 + w2, bb = h - r1, e1 = (r1 - (h - bb)) + (w2 - bb);
+    const double w3 = -(k * kPio2_3), h2 = h + w3, bb2 = h2 - h, e2 = (h - (h2 - bb2)) + (w3 - bb2);
+    const double lo = (e1 + e2) - k * kPio2_4, r = h2 + lo, rl = lo - (r - h2);
+    const bool small = xi <= 0.78539816339744828;
+    const double rr = small ? xi : r, rrl = small ? 0.0 : rl;
+    const double sr = detail::sin_kernel(rr, rrl), cr = detail::cos_kernel(rr, rrl);
+    // the quadrant k mod 4 from the low bits of k + 1.5·2^52
+    const std::uint64_t q = small ? 0 : bit_cast<std::uint64_t>(k + 0x1.8p52) & 3;
+    const double sv = (q & 1) ? cr : sr, cv = (q & 1) ? sr : cr;
+    s[i] = (q & 2) ? -sv : sv;
+    c[i] = ((q + 1) & 2) ? -cv : cv;
+    // below 2^-27 sincos returns x and 1, which the kernels give too (tested)
+  }
 }
 
 // float versions: the double function rounded to float

@@ -1,5 +1,6 @@
 // Greedy generation with a KV cache. See generate.h.
 #include "generate.h"
+#include "libm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,7 +138,7 @@ Tensor rope_pairs_from(const Tensor& x, std::size_t R, std::size_t t0) {
   for (std::size_t r = 0; r < x.dim(0); ++r)
     for (std::size_t b = 0; b < x.dim(1) / R; ++b)
       for (std::size_t i = 0; i < R / 2; ++i) {
-        const double angle = static_cast<double>(t0 + r) * theta.data[i], c = std::cos(angle), s = std::sin(angle);
+        const double angle = static_cast<double>(t0 + r) * theta.data[i], c = libm::cos(angle), s = libm::sin(angle);
         const double x0 = x(r, b * R + 2 * i), x1 = x(r, b * R + 2 * i + 1);
         out(r, b * R + 2 * i) = x0 * c - x1 * s;
         out(r, b * R + 2 * i + 1) = x0 * s + x1 * c;
@@ -249,7 +250,7 @@ GenerateStep choose(const Tensor& logits, std::size_t r, const Sampling& samplin
     if (logits(r, j) > logits(r, best)) best = j;
   const double max = logits(r, best);
   double sum = 0;
-  for (std::size_t j = 0; j < V; ++j) sum += std::exp(logits(r, j) - max);
+  for (std::size_t j = 0; j < V; ++j) sum += libm::exp(logits(r, j) - max);
   std::size_t chosen = best;
   if (sampling.temperature > 0) {
     std::vector<std::size_t> order(V);
@@ -258,7 +259,7 @@ GenerateStep choose(const Tensor& logits, std::size_t r, const Sampling& samplin
     const std::size_t k = sampling.top_k == 0 ? V : std::min(sampling.top_k, V);
     std::vector<double> p(k);
     double z = 0;
-    for (std::size_t i = 0; i < k; ++i) z += p[i] = std::exp((logits(r, order[i]) - max) / sampling.temperature);
+    for (std::size_t i = 0; i < k; ++i) z += p[i] = libm::exp((logits(r, order[i]) - max) / sampling.temperature);
     const double u = rng.uniform() * z;
     double run = 0;
     chosen = order[k - 1];
@@ -273,7 +274,7 @@ GenerateStep choose(const Tensor& logits, std::size_t r, const Sampling& samplin
   GenerateStep s;
   s.id = static_cast<std::int64_t>(chosen);
   s.logit = logits(r, chosen);
-  s.prob = std::exp(s.logit - max) / sum;
+  s.prob = libm::exp(s.logit - max) / sum;
   return s;
 }
 

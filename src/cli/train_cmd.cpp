@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bars.h"
+#include "libm.h"
 #include "commands.h"
 #include "html.h"
 #include "lesson.h"
@@ -219,7 +220,7 @@ TextFigures text_figures(const train::TrainResult& r, const TextSetup& tx) {
 
 nlohmann::ordered_json text_values(const train::TrainResult& r, const TextSetup& tx) {
   const TextFigures f = text_figures(r, tx);
-  const double ln2 = std::log(2.0);
+  const double ln2 = libm::log(2.0);
   return {{"corpus", tx.name}, {"characters", tx.characters}, {"heldout_characters", tx.heldout_characters},
           {"heldout_targets", r.heldout_targets}, {"vocab", tx.vocab.tokens.size()}, {"unk_in_training", tx.vocab.counts[0]},
           {"heldout_loss", f.model}, {"heldout_bpc", f.model / ln2},
@@ -252,7 +253,7 @@ bool has_repeat(train::Task t) { return t == train::Task::Induction || t == trai
 
 std::string render_text(const train::TrainConfig& c, const train::TrainResult& r, const TextSetup* tx, const Text& t) {
   const auto& m = c.model;
-  const double ln_v = std::log(static_cast<double>(m.vocab));
+  const double ln_v = libm::log(static_cast<double>(m.vocab));
   std::string task = train::task_name(c.task);
   std::string out = t("train.title", {{"task", task}}) + "\n";
   out += "  " + (tx != nullptr ? t("train.task.text", {{"corpus", tx->name}, {"chars", tx->characters},
@@ -278,7 +279,7 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   out += bar_chart(bars, 40);
   if (tx != nullptr) {  // held-out bits per character beside the n-gram models of the same text
     const TextFigures f = text_figures(r, *tx);
-    const double ln2 = std::log(2.0);
+    const double ln2 = libm::log(2.0);
     std::vector<Bar> b{{t("train.text.model"), f.model / ln2, num(f.model / ln2)},
                        {t("train.text.bigram"), f.bigram / ln2, num(f.bigram / ln2)},
                        {t("train.text.unigram"), f.unigram / ln2, num(f.unigram / ln2)}};
@@ -363,7 +364,7 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
                  {"flops_per_step", train::step_flops(c)}, {"init", c.symmetric_heads ? "symmetric" : "random"},
                  {"eval_every", c.eval_every}, {"eval_batch", c.eval_batch}};
   if (c.compute == train::Precision::F32) j["config"]["compute"] = "f32";  // absent: f64, as before the flag
-  const double ln_v = std::log(static_cast<double>(m.vocab));
+  const double ln_v = libm::log(static_cast<double>(m.vocab));
   j["values"] = {{"ln_vocab", ln_v},
                  {"drop_step", train::phase_change(r, has_repeat(c.task), ln_v).reached
                                    ? nlohmann::ordered_json(train::phase_change(r, has_repeat(c.task), ln_v).step)
@@ -536,7 +537,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
   Progress progress(t, o.quiet, r.batch * d.n_positions);
   const train::VariantResult res = train::train_variant(r, [&](std::size_t s, std::size_t n, double loss) { progress(s, n, loss); });
   const train::NgramLoss g = train::ngram_loss(tx.data.train, tx.data.heldout, tx.data.vocab);
-  const double ln2 = std::log(2.0);
+  const double ln2 = libm::log(2.0);
   std::string out = t("train.variant.title", {{"variant", variant_name(d)}}) + "\n";
   out += "  " + t("train.task.text", {{"corpus", tx.name}, {"chars", tx.characters}, {"heldout", tx.heldout_characters},
                                       {"min_count", tx.min_count}}) + "\n";

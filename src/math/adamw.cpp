@@ -1,4 +1,5 @@
 #include "adamw.h"
+#include "libm.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -16,7 +17,7 @@ void adamw_step(AdamWT<S>& opt, std::vector<S>& params, const std::vector<S>& gr
   if (opt.m.size() != n) opt.m.assign(n, S(0)), opt.v.assign(n, S(0));
   ++opt.t;
   const double t = static_cast<double>(opt.t);
-  const double bias1 = 1.0 - std::pow(opt.beta1, t), bias2 = 1.0 - std::pow(opt.beta2, t);
+  const double bias1 = 1.0 - libm::pow(opt.beta1, t), bias2 = 1.0 - libm::pow(opt.beta2, t);
   // the step's scalars, rounded once to S (no rounding at all in double)
   const S step_size = static_cast<S>(lr / bias1), bias2_sqrt = static_cast<S>(std::sqrt(bias2)),
           shrink = static_cast<S>(1.0 - lr * opt.weight_decay), beta1 = static_cast<S>(opt.beta1),

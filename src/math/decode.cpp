@@ -1,6 +1,7 @@
 // Greedy decoding with a KV cache, the full causal forward it must match, and the per-variant
 // decode costs. See decode.h.
 #include "decode.h"
+#include "libm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,7 +81,7 @@ DecodeRun decode_greedy(const DecodeModel& m, const DecodeDims& d, const std::ve
           mx = std::max(mx, s[n]);
         }
         double sum = 0.0;
-        for (std::size_t n = 0; n <= t; ++n) sum += (s[n] = std::exp(s[n] - mx));
+        for (std::size_t n = 0; n <= t; ++n) sum += (s[n] = libm::exp(s[n] - mx));
         for (std::size_t n = 0; n <= t; ++n) {  // weighted sum of every cached value
           double p = s[n] / sum;
           for (std::size_t c = 0; c < d.Dh; ++c) heads.data[h * d.Dh + c] += p * Vc(n, g * d.Dh + c);

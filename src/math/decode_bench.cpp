@@ -7,6 +7,7 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 #include "decode_bench.h"
+#include "libm.h"
 
 #include <algorithm>
 #include <atomic>
@@ -149,7 +150,7 @@ struct PortableKernel {
   // s[j] = exp(s[j] − m) for j < n; returns their sum.
   static float exp_shift(float* s, std::size_t n, float m) {
     float sum = 0;
-    for (std::size_t j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - m));
+    for (std::size_t j = 0; j < n; ++j) sum += (s[j] = libm::exp(s[j] - m));
     return sum;
   }
 };
@@ -293,7 +294,7 @@ struct Avx2Kernel {
     alignas(32) float part[8];
     _mm256_store_ps(part, acc);
     float sum = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-    for (; j < n; ++j) sum += (s[j] = std::exp(s[j] - m));
+    for (; j < n; ++j) sum += (s[j] = libm::exp(s[j] - m));
     return sum;
   }
 };
@@ -489,7 +490,7 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
     for (std::size_t h = 0; h < Hg; ++h) {
       float* sh = &s[h * kBlock];
       float bm = *std::max_element(sh, sh + nb), mn = std::max(m[h], bm);
-      float corr = std::exp(m[h] - mn);
+      float corr = libm::exp(m[h] - mn);
       l[h] *= corr;
       scale_row(corr, acc + h * Dv, Dv);
       l[h] += Kernel::exp_shift(sh, nb, mn);
@@ -611,7 +612,7 @@ struct VariantState final : DecodeStep::State {
         std::fill(o, o + Dv, 0.0f);
         for (std::size_t sp = 0; sp < splits; ++sp) {
           std::size_t it = sq * splits + sp;
-          float w = std::exp(m[it * Hg + h] - M);
+          float w = libm::exp(m[it * Hg + h] - M);
           L += w * l[it * Hg + h];
           for (std::size_t c = 0; c < Dv; ++c) o[c] += w * acc[(it * Hg + h) * Dv + c];
         }
@@ -835,7 +836,7 @@ BenchReference bench_decode_reference(const BenchVariant& v, std::uint64_t B, st
         p[n] = dot * scale;
         m = std::max(m, p[n]);
       }
-      for (std::size_t n = 0; n < N; ++n) sum += (p[n] = std::exp(p[n] - m));
+      for (std::size_t n = 0; n < N; ++n) sum += (p[n] = libm::exp(p[n] - m));
       for (std::size_t c = 0; c < Dv; ++c) {
         double o = 0;
         for (std::size_t n = 0; n < N; ++n) o += p[n] * bench_cache_number((sq * N + n) * v_stride + c, v_salt, bytes_per_number);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "decoder.h"
+#include "libm.h"
 #include "parallel.h"
 
 namespace attn::decoder {
@@ -59,10 +60,10 @@ std::vector<double> rope_table(std::size_t T, std::size_t d, double theta) {
   std::vector<double> cs(T * half * 2);
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t i = 0; i < half; ++i) {
-      const double inv_freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+      const double inv_freq = libm::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
       const double angle = static_cast<double>(t) * inv_freq;
-      cs[(t * half + i) * 2] = std::cos(angle);
-      cs[(t * half + i) * 2 + 1] = std::sin(angle);
+      cs[(t * half + i) * 2] = libm::cos(angle);
+      cs[(t * half + i) * 2 + 1] = libm::sin(angle);
     }
   return cs;
 }
@@ -95,7 +96,7 @@ void swiglu_forward(double* out, const double* gate, const double* up, std::size
   parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) {
       const double a = gate[i];
-      out[i] = a / (1.0 + std::exp(-a)) * up[i];
+      out[i] = a / (1.0 + libm::exp(-a)) * up[i];
     }
   });
 }
@@ -104,7 +105,7 @@ void swiglu_backward(double* dgate, double* dup, const double* dout, const doubl
   parallel_for(n, 16384, [&](std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i) {
       const double a = gate[i];
-      const double sig = 1.0 / (1.0 + std::exp(-a));
+      const double sig = 1.0 / (1.0 + libm::exp(-a));
       dgate[i] += dout[i] * up[i] * sig * (1.0 + a * (1.0 - sig));
       dup[i] += dout[i] * a * sig;
     }
@@ -148,7 +149,7 @@ void attention_core_forward(double* out, double* att, const double* q, const dou
           // pass 2: exp and sum; pass 3: normalize (masked keys get exactly 0)
           double sum = 0.0;
           for (std::size_t t2 = 0; t2 < n; ++t2) {
-            row[t2] = std::exp(row[t2] - maxv);
+            row[t2] = libm::exp(row[t2] - maxv);
             sum += row[t2];
           }
           for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] /= sum;

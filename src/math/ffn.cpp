@@ -145,7 +145,8 @@ Tensor linspace(double lo, double hi, std::size_t n) {
 }
 
 double round_to(double x, int decimals) {
-  double s = std::pow(10.0, decimals);
+  double s = 1.0;  // 10^decimals, exact up to 10^22
+  for (int i = 0; i < decimals; ++i) s *= 10.0;
   return std::round(x * s) / s;
 }
 

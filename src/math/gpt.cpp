@@ -1,5 +1,6 @@
 // The GPT-2 forward pass (see gpt.h); the backward passes are in gpt_backward.cpp.
 #include "gpt.h"
+#include "libm.h"
 
 #include <algorithm>
 #include "bit_cast.h"
@@ -172,7 +173,7 @@ template <class S>
     }
     S sum = 0;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
-      row[t2] = std::exp(row[t2] - maxv);
+      row[t2] = libm::exp(row[t2] - maxv);
       sum += row[t2];
     }
     for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] /= sum;
@@ -264,7 +265,7 @@ inline float exp_float(float x) {
 // tanh for GELU. double: libm's tanh (the shipped models' bits). float: 1 − 2 / (1 + e^{2u}),
 // within a few float epsilons of tanh in absolute terms, which is all GELU needs (it adds tanh to
 // 1, and its derivative uses 1 − tanh²). Large |u| gives ±1, never NaN.
-inline double gelu_tanh(double u) { return std::tanh(u); }
+inline double gelu_tanh(double u) { return libm::tanh(u); }
 inline float gelu_tanh(float u) { return 1.0f - 2.0f / (1.0f + exp_float(2.0f * u)); }
 
 // GPT-2's tanh GELU of one number, and its derivative.
@@ -448,7 +449,7 @@ void softmax_forward(S* probs, const S* logits, std::size_t N, std::size_t V) {
       for (std::size_t i = 1; i < V; ++i) maxv = std::max(maxv, z[i]);
       S sum = 0;
       for (std::size_t i = 0; i < V; ++i) {
-        p[i] = std::exp(z[i] - maxv);
+        p[i] = libm::exp(z[i] - maxv);
         sum += p[i];
       }
       for (std::size_t i = 0; i < V; ++i) p[i] /= sum;
@@ -459,7 +460,7 @@ void softmax_forward(S* probs, const S* logits, std::size_t N, std::size_t V) {
 template <class S>
 void crossentropy_forward(S* losses, const S* probs, const int* targets, std::size_t N, std::size_t V) {
   for (std::size_t n = 0; n < N; ++n)
-    losses[n] = targets[n] < 0 ? S(0) : -std::log(probs[n * V + static_cast<std::size_t>(targets[n])]);
+    losses[n] = targets[n] < 0 ? S(0) : -libm::log(probs[n * V + static_cast<std::size_t>(targets[n])]);
 }
 
 // ---- the model -------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 #include "rope.h"
+#include "libm.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -20,7 +21,7 @@ Tensor rope_theta(std::size_t d_R, double base) {
   require_even("rope_theta", d_R);
   Tensor theta({d_R / 2});  // (R/2)
   for (std::size_t i = 0; i < d_R / 2; ++i)
-    theta.data[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d_R));
+    theta.data[i] = libm::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d_R));
   return theta;
 }
 
@@ -42,7 +43,7 @@ Tensor apply_rope(const Tensor& x, std::size_t d_R, double base) {
   for (std::size_t t = 0; t < x.dim(0); ++t)
     for (std::size_t b = 0; b < x.dim(1) / d_R; ++b)
       for (std::size_t i = 0; i < d_R / 2; ++i) {
-        double c = std::cos(angles(t, i)), s = std::sin(angles(t, i));
+        double c = libm::cos(angles(t, i)), s = libm::sin(angles(t, i));
         std::size_t j = b * d_R + 2 * i;
         double x0 = x(t, j), x1 = x(t, j + 1);
         out(t, j) = x0 * c - x1 * s;

@@ -1,4 +1,5 @@
 #include "rope_half.h"
+#include "libm.h"
 
 #include <cmath>
 #include <numbers>
@@ -10,7 +11,7 @@ Tensor rope_inv_freq(std::size_t head_dim, double base) {
   if (head_dim == 0 || head_dim % 2 != 0) throw std::invalid_argument("rope_inv_freq: head_dim must be even and positive");
   Tensor f({head_dim / 2});  // (Dh/2)
   for (std::size_t i = 0; i < head_dim / 2; ++i)
-    f.data[i] = 1.0 / std::pow(base, static_cast<double>(2 * i) / static_cast<double>(head_dim));
+    f.data[i] = 1.0 / libm::pow(base, static_cast<double>(2 * i) / static_cast<double>(head_dim));
   return f;
 }
 
@@ -40,7 +41,7 @@ Tensor apply_rope_half(const Tensor& x, const Tensor& inv_freq, std::size_t firs
   Tensor out(x.shape);
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t i = 0; i < half; ++i) {
-      double a = static_cast<double>(first_position + t) * inv_freq.data[i], c = std::cos(a), s = std::sin(a);
+      double a = static_cast<double>(first_position + t) * inv_freq.data[i], c = libm::cos(a), s = libm::sin(a);
       for (std::size_t h = 0; h < n; ++h) {
         double lo = x(h, t, i), hi = x(h, t, i + half);
         out(h, t, i) = lo * c - hi * s;

@@ -1,4 +1,5 @@
 #include "tensor.h"
+#include "libm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -307,7 +308,7 @@ Tensor softmax_rows(const Tensor& scores) {
       // pass 2: exp(x - max) and their sum; exp(-inf) is exactly 0
       double sum = 0.0;
       for (std::size_t j = 0; j < N; ++j) {
-        row[j] = std::isinf(row[j]) ? 0.0 : std::exp(row[j] - maxval);
+        row[j] = std::isinf(row[j]) ? 0.0 : libm::exp(row[j] - maxval);
         sum += row[j];
       }
       // pass 3: normalize
@@ -415,16 +416,16 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_heads) {
 
 // ---- activations -------------------------------------------------------------------------------
 
-double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+double gelu(double x) { return 0.5 * x * (1.0 + libm::erf(x / std::sqrt(2.0))); }
 
 double gelu_tanh(double x) {
   const double k = std::sqrt(2.0 / M_PI);
-  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1.0 + libm::tanh(k * (x + 0.044715 * x * x * x)));
 }
 
 double sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  double e = std::exp(x);
+  if (x >= 0) return 1.0 / (1.0 + libm::exp(-x));
+  double e = libm::exp(x);
   return e / (1.0 + e);
 }
 

@@ -1,4 +1,5 @@
 #include "text_task.h"
+#include "libm.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -73,13 +74,13 @@ NgramLoss ngram_loss(const std::vector<int>& train, const std::vector<int>& held
   if (heldout.empty()) return out;
   for (std::size_t i = 0; i < heldout.size(); ++i) {
     const auto b = static_cast<std::size_t>(heldout[i]);
-    out.unigram -= std::log(p_uni(b));
+    out.unigram -= libm::log(p_uni(b));
     double p = p_uni(b);
     if (i > 0) {
       const auto a = static_cast<std::size_t>(heldout[i - 1]);
       if (first[a] > 0) p = (pair[a * V + b] + followers[a] * p_uni(b)) / (first[a] + followers[a]);
     }
-    out.bigram -= std::log(p);
+    out.bigram -= libm::log(p);
   }
   out.unigram /= static_cast<double>(heldout.size());
   out.bigram /= static_cast<double>(heldout.size());

@@ -1,4 +1,5 @@
 #include "trainer.h"
+#include "libm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -152,7 +153,7 @@ double learning_rate(const TrainConfig& c, std::size_t step) {
   const double pi = 3.14159265358979323846;
   const double progress = static_cast<double>(step - c.warmup) / static_cast<double>(c.steps - c.warmup - 1);
   const double lo = c.lr * c.min_lr_ratio;
-  return lo + 0.5 * (c.lr - lo) * (1.0 + std::cos(pi * progress));
+  return lo + 0.5 * (c.lr - lo) * (1.0 + libm::cos(pi * progress));
 }
 
 double argmax_accuracy(const double* probs, const int* targets, std::size_t N, std::size_t V) {

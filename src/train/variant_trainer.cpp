@@ -1,4 +1,5 @@
 #include "variant_trainer.h"
+#include "libm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +15,7 @@ double variant_learning_rate(const VariantRun& r, std::size_t step) {
   const double pi = 3.14159265358979323846;
   const double progress = static_cast<double>(step - r.warmup) / static_cast<double>(r.steps - r.warmup - 1);
   const double lo = r.lr * r.min_lr_ratio;
-  return lo + 0.5 * (r.lr - lo) * (1.0 + std::cos(pi * progress));
+  return lo + 0.5 * (r.lr - lo) * (1.0 + libm::cos(pi * progress));
 }
 
 double variant_step_flops(const VariantRun& r) {

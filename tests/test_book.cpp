@@ -12,6 +12,7 @@
 #include "book_page.h"
 #include "lesson.h"
 #include "run_cli.h"
+#include "source_stamp.h"
 
 namespace file_test_book {
 
@@ -46,6 +47,29 @@ TEST_CASE("book: without its core, attnlab book says how to build it (exit 2, no
   CHECK(zh.err.find("没有书的内核") != std::string::npos);
 }
 
+// A stand-in core carries this build's source stamp, as the real one does (cmake/source_stamp.cmake).
+std::string stamped(const std::string& core) {
+  return "// attnlab's sources\nvar ATTNLAB_SOURCE_STAMP = \"" ATTNLAB_SOURCE_STAMP "\";\n" + core;
+}
+
+TEST_CASE("book: a core built from other sources (stale, or from before stamps) is refused, naming both stamps", "[book]") {
+  const std::string core = temp_path("stale.js"), out = temp_path("stale.html");
+  write_file(core, "var ATTNLAB_SOURCE_STAMP = \"0123456789abcdef\";\nvar AttnlabCore = function () {};\n");
+  CliResult r = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("was built from other sources than this attnlab (its source stamp 0123456789abcdef, this attnlab's " +
+                   std::string(ATTNLAB_SOURCE_STAMP) + ")") != std::string::npos);
+  CHECK(r.err.find("cmake --build build --target book") != std::string::npos);
+  CHECK(slurp(out).empty());
+  write_file(core, "var AttnlabCore = function () {};\n");  // no stamp at all
+  CliResult none = run_cli("book --html " + out + " --lang zh", "ATTNLAB_BOOK_CORE=" + core + " ");
+  CHECK(none.code == 2);
+  CHECK(none.err.find(ATTNLAB_SOURCE_STAMP) != std::string::npos);  // in Chinese, still naming this build's stamp
+  CHECK(none.err.find("--target book") != std::string::npos);
+  CHECK(std::string(ATTNLAB_SOURCE_STAMP).size() == 16);
+  std::remove(core.c_str());
+}
+
 TEST_CASE("book: a file that is not the core is refused, and --html is required", "[book]") {
   const std::string core = temp_path("notcore.js"), out = temp_path("x.html");
   write_file(core, "console.log('hello');\n");
@@ -61,7 +85,7 @@ TEST_CASE("book: a file that is not the core is refused, and --html is required"
 
 TEST_CASE("book: the page holds the core, every lesson with its options in both languages, and the trace element", "[book]") {
   const std::string core = temp_path("core.js"), out = temp_path("book.html");
-  const std::string stand_in = "var AttnlabCore = function () { return Promise.resolve({}); }; /* x < y && z > w */\n";
+  const std::string stand_in = stamped("var AttnlabCore = function () { return Promise.resolve({}); }; /* x < y && z > w */\n");
   write_file(core, stand_in);
   CliResult r = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
   REQUIRE(r.code == 0);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "book_page.h"
+#include "source_stamp.h"
 #include "catalog.h"
 #include "commands.h"
 #include "errors.h"
@@ -122,6 +123,17 @@ nlohmann::json manifest() {
           {"lessons", lessons}};
 }
 
+// The source stamp the core was built with (cmake/source_stamp.cmake writes it into the core's
+// JavaScript), or "" if it has none.
+std::string source_stamp_of(const std::string& core) {
+  const std::string key = "var ATTNLAB_SOURCE_STAMP = \"";
+  const std::size_t a = core.find(key);
+  if (a == std::string::npos) return "";
+  const std::size_t b = core.find('"', a + key.size());
+  if (b == std::string::npos || b - a - key.size() > 64) return "";
+  return core.substr(a + key.size(), b - a - key.size());
+}
+
 // Where the core is: $ATTNLAB_BOOK_CORE, else attnlab-book-core.js beside this executable (where
 // the book target puts it).
 std::string core_path() {
@@ -143,6 +155,10 @@ void run_book(const std::string& html) {
   declare_report_outputs(ReportOutputs{std::nullopt, html, std::nullopt});
   std::string core = read_regular_file(path, kMaxCoreBytes, label);
   if (!book_core_fits(core)) throw UsageError("cli.err.book_core_js", {{"path", path}});
+  const std::string core_stamp = source_stamp_of(core);
+  if (core_stamp != ATTNLAB_SOURCE_STAMP)
+    throw UsageError("cli.err.book_core_stale",
+                     {{"path", path}, {"core_stamp", core_stamp.empty() ? "-" : core_stamp}, {"stamp", ATTNLAB_SOURCE_STAMP}});
   write_html_doc(html, render_book(BookPage{run_lang().code, manifest().dump(), core}));
   commit_outputs();
   print_written();

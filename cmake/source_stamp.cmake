@@ -3,7 +3,7 @@
 # The first 16 hex digits of SHA-256 over every file's path and SHA-256 under src/, lessons/,
 # catalogs/, data/ and cmake/, and CMakeLists.txt. The native build compiles it into `attnlab book`
 # (source_stamp.h), the WebAssembly build writes it into the core's JavaScript (source_stamp.js,
-# through --pre-js), so `attnlab book` can tell a core built from other sources (a stale one) from
+# through --extern-pre-js), so `attnlab book` can tell a core built from other sources (a stale one) from
 # its own. Each file is rewritten only when the stamp changes, so an unchanged tree rebuilds nothing.
 cmake_policy(SET CMP0009 NEW)  # do not follow symlinks
 file(GLOB_RECURSE files RELATIVE ${SRC}

@@ -70,6 +70,20 @@ TEST_CASE("book: a core built from other sources (stale, or from before stamps) 
   std::remove(core.c_str());
 }
 
+TEST_CASE("book: the stamp is found without the spaces a minifier drops", "[book]") {
+  const std::string core = temp_path("minified.js"), out = temp_path("minified.html");
+  write_file(core, "var ATTNLAB_SOURCE_STAMP=\"" ATTNLAB_SOURCE_STAMP "\";var AttnlabCore=function(){};\n");
+  CliResult r = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
+  CHECK(r.code == 0);
+  CHECK(r.err.find("wrote " + out) != std::string::npos);
+  write_file(core, "var ATTNLAB_SOURCE_STAMP=\"0123456789abcdef\";var AttnlabCore=function(){};\n");
+  CliResult stale = run_cli("book --html " + out + " --lang en", "ATTNLAB_BOOK_CORE=" + core + " ");
+  CHECK(stale.code == 2);
+  CHECK(stale.err.find("its source stamp 0123456789abcdef") != std::string::npos);
+  std::remove(core.c_str());
+  std::remove(out.c_str());
+}
+
 TEST_CASE("book: a file that is not the core is refused, and --html is required", "[book]") {
   const std::string core = temp_path("notcore.js"), out = temp_path("x.html");
   write_file(core, "console.log('hello');\n");

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "catalog.h"
 #include "lesson.h"
 #include "lesson_args.h"
 #include "run_cli.h"
+#include "specialize/plateau.h"
 #include "tensor.h"
 
 // Everything in this file lives in its own namespace: the tests are compiled as unity batches.
@@ -71,15 +74,44 @@ TEST_CASE("specialize step training: the plateau is (14/15)·ln 16, t = 1 known,
 
 TEST_CASE("specialize step heads: a head with twice the even weight on x_0 is not labelled 'neither'", "[truth][specialize]") {
   // Before: head 1 of the four-head model, 0.3707 on x_0 (even attention gives 0.1587), was "neither".
+  const double even = first_plateau(16, 16).uniform_weight;
+  CHECK(even == Approx(0.1587).margin(5e-5));
+  CHECK(head_relation(0.3707, 0.0411, even) == HeadRelation::leans_first);
+  CHECK(head_relation(0.0411, 0.3707, even) == HeadRelation::leans_prev);
+  CHECK(head_relation(2.0 * even, 0.0, even) == HeadRelation::leans_first);  // twice even is enough
+  CHECK(head_relation(1.99 * even, 0.0, even) == HeadRelation::spread);
+  CHECK(head_relation(0.2093, 0.1402, even) == HeadRelation::spread);
+  CHECK(head_relation(0.35, 0.30, even) == HeadRelation::split);
+  CHECK(head_relation(0.61, 0.0, even) == HeadRelation::first);
+  CHECK(head_relation(0.0, 0.6, even) == HeadRelation::prev);
+  // Every row the lesson prints carries the label the rule gives its two numbers, in both languages.
   for (const char* lang : {"en", "zh"}) {
     INFO(lang);
+    const bool en = lang == std::string("en");
     CliResult r = run_cli(std::string("lesson specialize --step heads --color never --lang ") + lang);
     REQUIRE(r.code == 0);
-    CHECK(has(r.out, "0.3707"));
-    CHECK(has(r.out, lang == std::string("en") ? "leans to the first token (2.3× even)" : "偏向第一个词元（均匀值的 2.3 倍）"));
     CHECK(has(r.out, "0.1587"));
-    CHECK(!has(r.out, "neither "));
-    CHECK(!has(r.out, "都不是"));
+    // a table row: "     1         0.2093             0.1402  spread out, on neither"
+    const std::regex row(R"(^ +(\d+) +(\d\.\d{4}) +(\d\.\d{4})  (\S.*)$)");
+    std::size_t rows = 0;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (!std::regex_match(line, m, row)) continue;
+      const double first = std::stod(m[2].str()), prev = std::stod(m[3].str());
+      const std::string label = m[4].str();
+      INFO(line);
+      ++rows;
+      switch (head_relation(first, prev, even)) {
+        case HeadRelation::first: CHECK(has(label, en ? "the first token" : "第一个词元")); CHECK(!has(label, en ? "leans" : "偏向")); break;
+        case HeadRelation::prev: CHECK(has(label, en ? "the previous token" : "前一个词元")); CHECK(!has(label, en ? "leans" : "偏向")); break;
+        case HeadRelation::split: CHECK(has(label, en ? "split" : "分给两者")); break;
+        case HeadRelation::leans_first: CHECK(has(label, en ? "leans to the first token" : "偏向第一个词元")); break;
+        case HeadRelation::leans_prev: CHECK(has(label, en ? "leans to the previous token" : "偏向前一个词元")); break;
+        case HeadRelation::spread: CHECK(has(label, en ? "neither" : "两者都不偏向")); break;
+      }
+    }
+    CHECK(rows == 5);  // the lone head and the four
   }
 }
 

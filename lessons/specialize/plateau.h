@@ -31,4 +31,18 @@ inline FirstPlateau first_plateau(std::size_t T, std::size_t V) {
   return p;
 }
 
+// One head's relation from its mean weights on x_0 and x_{t-1}: a relation at 0.6 or more (first
+// token, previous token, or the two together); below that, leaning to one of them (at least twice
+// what even attention gives it, `uniform`), or spread out.
+enum class HeadRelation { first, prev, split, leans_first, leans_prev, spread };
+
+inline HeadRelation head_relation(double first, double prev, double uniform) {
+  if (first >= 0.6) return HeadRelation::first;
+  if (prev >= 0.6) return HeadRelation::prev;
+  if (first + prev >= 0.6) return HeadRelation::split;
+  if (first >= prev && first >= 2.0 * uniform) return HeadRelation::leans_first;
+  if (prev > first && prev >= 2.0 * uniform) return HeadRelation::leans_prev;
+  return HeadRelation::spread;
+}
+
 }  // namespace attn

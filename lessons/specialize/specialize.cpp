@@ -138,15 +138,16 @@ void step_final(LessonRecorder& r, const Specialize& s) {
   r.value("loss_gap", e1.loss - e4.loss);
 }
 
-// One head's relation from its scores: first token, previous token, split between them; below
-// that, leaning to one of them (at least twice what even attention gives it), or spread out.
+// One head's relation in words (plateau.h's head_relation decides it).
 std::string relation(const LessonRecorder& r, double first, double prev, double uniform) {
-  if (first >= 0.6) return r.t("heads.rel.first");
-  if (prev >= 0.6) return r.t("heads.rel.prev");
-  if (first + prev >= 0.6) return r.t("heads.rel.split");
-  const double lean = std::max(first, prev);
-  if (lean >= 2.0 * uniform)
-    return r.t("heads.rel.leans", {{"first", first >= prev}, {"times", lean / uniform}});
+  switch (head_relation(first, prev, uniform)) {
+    case HeadRelation::first: return r.t("heads.rel.first");
+    case HeadRelation::prev: return r.t("heads.rel.prev");
+    case HeadRelation::split: return r.t("heads.rel.split");
+    case HeadRelation::leans_first: return r.t("heads.rel.leans", {{"first", true}, {"times", first / uniform}});
+    case HeadRelation::leans_prev: return r.t("heads.rel.leans", {{"first", false}, {"times", prev / uniform}});
+    case HeadRelation::spread: break;
+  }
   return r.t("heads.rel.other");
 }
 

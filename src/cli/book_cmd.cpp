@@ -126,12 +126,20 @@ nlohmann::json manifest() {
 // The source stamp the core was built with (cmake/source_stamp.cmake writes it into the core's
 // JavaScript), or "" if it has none.
 std::string source_stamp_of(const std::string& core) {
-  const std::string key = "var ATTNLAB_SOURCE_STAMP = \"";
-  const std::size_t a = core.find(key);
-  if (a == std::string::npos) return "";
-  const std::size_t b = core.find('"', a + key.size());
-  if (b == std::string::npos || b - a - key.size() > 64) return "";
-  return core.substr(a + key.size(), b - a - key.size());
+  // `ATTNLAB_SOURCE_STAMP = "…"`, spaces around '=' optional (a minifier may drop them)
+  const std::string name = "ATTNLAB_SOURCE_STAMP";
+  std::size_t i = core.find(name);
+  if (i == std::string::npos) return "";
+  i += name.size();
+  auto skip_spaces = [&] { while (i < core.size() && core[i] == ' ') ++i; };
+  skip_spaces();
+  if (i >= core.size() || core[i] != '=') return "";
+  ++i;
+  skip_spaces();
+  if (i >= core.size() || core[i] != '"') return "";
+  const std::size_t a = i + 1, b = core.find('"', a);
+  if (b == std::string::npos || b - a > 64) return "";
+  return core.substr(a, b - a);
 }
 
 // Where the core is: $ATTNLAB_BOOK_CORE, else attnlab-book-core.js beside this executable (where

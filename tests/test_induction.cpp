@@ -4,11 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include "head_scores.h"
 #include "model_report.h"
 #include "run_cli.h"
 #include "trained_gpt.h"
@@ -101,6 +105,62 @@ TEST_CASE("lesson induction on the shipped models meets the issue's targets", "[
   CHECK(value_of(doc, "shortcut_best_induction_score").get<double>() < 0.3);
   CHECK(value_of(doc, "shortcut_loss_fixed").get<double>() < 0.3 * ln_v);
   CHECK(value_of(doc, "shortcut_loss_random").get<double>() > 0.5 * ln_v);
+}
+
+TEST_CASE("lesson induction's text step: the text model's heads on a verse, as numpy computes them", "[induction]") {
+  CliResult r = run_cli("lesson induction --json -");
+  REQUIRE(r.code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/induction-text";
+  const std::string verse = "Then Eli called Samuel, and said, Samuel, my son.";
+  const std::string out = std::filesystem::temp_directory_path().string() + "/attnlab_induction_text_" + std::to_string(::getpid()) + ".json";
+  const std::string cmd = "/usr/bin/python3 '" + std::string(ATTNLAB_TEST_DIR) + "/golden/induction_text_scores.py' '" + dir +
+                          "' '" + verse + "' > '" + out + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const nlohmann::json g = nlohmann::json::parse(slurp(out));
+  std::filesystem::remove(out);
+  const auto& T = doc["tensors"];
+  const std::size_t L = 2, H = 4, n = verse.size();
+  REQUIRE(T["text_induction_score"]["shape"] == nlohmann::json::array({L, H}));
+  double best = -1;
+  std::size_t bl = 0, bh = 0;
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      const double got = T["text_induction_score"]["data"][l * H + h].get<double>();
+      CHECK(got == Approx(g["scores"][l][h].get<double>()).margin(1e-12));
+      if (l >= 1 && got > best) best = got, bl = l, bh = h;
+    }
+  // the heatmap is the best layer-2 head's, every weight as numpy's
+  REQUIRE(T["text_attention"]["shape"] == nlohmann::json::array({n, n}));
+  for (std::size_t q = 0; q < n; ++q)
+    for (std::size_t k = 0; k < n; ++k)
+      CHECK(T["text_attention"]["data"][q * n + k].get<double>() == Approx(g["attention"][bl][bh][q][k].get<double>()).margin(1e-12));
+  // the rule heads uses names it, and zeroing it costs the copy
+  const double even = value_of(doc, "text_even_share").get<double>(), threshold = value_of(doc, "text_threshold").get<double>();
+  CHECK(threshold == std::max(0.3, 3 * even));
+  CHECK(best >= threshold);
+  CHECK(value_of(doc, "text_repeat_loss_best_zeroed").get<double>() > 2 * value_of(doc, "text_repeat_loss").get<double>());
+  CliResult text = run_cli("lesson induction --step text");
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find(fmt::format("Layer {} head {} puts {:.3f} of its attention there", bl + 1, bh + 1, best)) != std::string::npos);
+  CliResult zh = run_cli("lesson induction --step text --lang zh");
+  REQUIRE(zh.code == 0);
+  CHECK(zh.out.find(fmt::format("第 {} 层第 {} 个头把 {:.3f} 的注意力放在那里", bl + 1, bh + 1, best)) != std::string::npos);
+}
+
+TEST_CASE("pair_repeat_targets: the position after the latest earlier occurrence of the same pair", "[induction]") {
+  // a b c a b d a b: t = 4 (b after a) → 2 (c); t = 7 (b after a) → 5 (d, the latest)
+  const std::vector<long> want{-1, -1, -1, -1, 2, -1, -1, 5};
+  CHECK(train::pair_repeat_targets({0, 1, 2, 0, 1, 3, 0, 1}) == want);
+  // a single repeated character is not a pair: a a a
+  CHECK(train::pair_repeat_targets({0, 0, 0}) == std::vector<long>{-1, -1, -1});
+  // attention all on the targets scores 1, the even spread is the mean of 1/(t + 1) over those rows
+  Tensor att({1, 1, 8, 8});
+  att.data[(4 * 8) + 2] = 1.0, att.data[(7 * 8) + 5] = 1.0;
+  double even = 0;
+  const Tensor s = train::pair_induction_scores(att, want, &even);
+  CHECK(s(0, 0) == 1.0);
+  CHECK(even == (1.0 / 5 + 1.0 / 8) / 2);
 }
 
 TEST_CASE("lesson induction: options that need --retrain are refused by name", "[induction]") {

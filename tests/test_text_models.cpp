@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -31,9 +32,11 @@ std::string text_train_flags(const std::string& name, std::size_t steps) {
   return "train --task text --corpus " + k["name"].get<std::string>() + " --min-count " + std::to_string(k["min_count"].get<int>()) +
          " --vocab " + std::to_string(c["vocab_size"].get<int>()) + " --layers " + std::to_string(c["n_layer"].get<int>()) +
          " --heads " + std::to_string(c["n_head"].get<int>()) + " --d-model " + std::to_string(c["n_embd"].get<int>()) +
-         " --seq-len " + std::to_string(c["n_positions"].get<int>()) + " --mlp --batch " + std::to_string(t["batch"].get<int>()) +
+         " --seq-len " + std::to_string(c["n_positions"].get<int>()) +
+         (c["attnlab_attention_only"].get<bool>() ? " --no-mlp" : " --mlp") + " --batch " + std::to_string(t["batch"].get<int>()) +
          " --steps " + std::to_string(steps) + " --lr " + t["lr"].dump() + " --warmup " + std::to_string(t["warmup"].get<int>()) +
-         " --seed " + std::to_string(t["seed"].get<int>()) + " --quiet";
+         " --seed " + std::to_string(t["seed"].get<int>()) + (t.contains("compute") ? " --dtype " + t["compute"].get<std::string>() : "") +
+         (t.contains("repeat_share") ? " --repeat-share " + t["repeat_share"].dump() : "") + " --quiet";
 }
 
 // The first `steps` training losses of a retrain equal the shipped run's, bit for bit (the warmup
@@ -111,6 +114,41 @@ void check_beats_bigram(const std::string& name) {
 
 }  // namespace
 
+TEST_CASE("text models: --repeat-share windows start over at a random lag; share 0 draws the windows it always drew", "[text]") {
+  std::vector<int> ids;
+  for (int i = 0; i < 500; ++i) ids.push_back(i);  // every id its own position: a copy is plain to see
+  const std::size_t B = 64, T = 32;
+  attn::Rng a(7), b(7);
+  const attn::train::Batch plain = attn::train::text_batch(ids, B, T, a), zero = attn::train::text_batch(ids, B, T, b, 0.0);
+  CHECK(plain.tokens == zero.tokens);
+  CHECK(plain.targets == zero.targets);
+  attn::Rng c(7);
+  const attn::train::Batch all = attn::train::text_batch(ids, B, T, c, 1.0);
+  std::set<std::size_t> lags;
+  for (std::size_t s = 0; s < B; ++s) {
+    const int* x = &all.tokens[s * T];
+    std::size_t k = 1;
+    while (k < T && x[k] == x[k - 1] + 1) ++k;  // where the window starts over
+    REQUIRE(k < T);
+    CHECK(k >= T / 4);
+    CHECK(k <= 3 * T / 4);
+    lags.insert(k);
+    for (std::size_t t = 0; t < T; ++t) {
+      CHECK(x[t] == x[0] + static_cast<int>(t < k ? t : t - k));
+      const int next = x[0] + static_cast<int>(t + 1 < k ? t + 1 : t + 1 - k);
+      CHECK(all.targets[s * T + t] == next);
+      CHECK(all.repeat_targets[s * T + t] == (t >= k ? next : -1));
+    }
+  }
+  CHECK(lags.size() > 8);  // the lag varies: no position gives the repeat away
+  attn::Rng d(7);
+  const attn::train::Batch half = attn::train::text_batch(ids, 400, T, d, 0.25);
+  std::size_t repeated = 0;
+  for (std::size_t s = 0; s < 400; ++s) repeated += half.tokens[s * T + T - 1] != half.tokens[s * T] + static_cast<int>(T - 1);
+  CHECK(repeated > 70);
+  CHECK(repeated < 130);
+}
+
 TEST_CASE("text models: text-en beats the bigram model on its held-out slice, computed here", "[text]") {
   check_beats_bigram("text-en");
 }
@@ -125,6 +163,14 @@ TEST_CASE("text models: a retrain reproduces the shipped text-en's first 100 ste
 
 TEST_CASE("text models: a retrain reproduces the shipped text-zh's first 25 steps byte for byte", "[text][slow]") {
   check_first_steps("text-zh", 25);
+}
+
+TEST_CASE("text models: induction-text beats the bigram model on its held-out slice, computed here", "[text]") {
+  check_beats_bigram("induction-text");
+}
+
+TEST_CASE("text models: a retrain reproduces the shipped induction-text's first 100 steps byte for byte", "[text]") {
+  check_first_steps("induction-text", 100);
 }
 
 TEST_CASE("text models: the checkpoint commands read text-en and text-zh by name, without a cache", "[text]") {

@@ -15,7 +15,9 @@
 #include <string>
 #include <utility>
 
+#include "char_vocab.h"
 #include "errors.h"
+#include "head_roles.h"
 #include "libm.h"
 #include "lesson.h"
 #include "model_report.h"
@@ -133,6 +135,61 @@ train::TrainConfig retrain_config(train::TrainConfig c, const InductionOptions& 
   return c;
 }
 
+// The same circuit on real text: data/trained/induction-text, the same 2-layer attention-only GPT-2
+// trained by `attnlab train --task text --repeat-share 1` on the King James Bible, reads one verse
+// that names Samuel twice. The verse is input, not prose: the model reads English in every language.
+constexpr const char* kTextModel = "induction-text";
+constexpr const char* kVerse = "Then Eli called Samuel, and said, Samuel, my son.";  // 1 Samuel 3:16
+
+struct TextCircuit {
+  TrainedGpt model;
+  std::vector<std::string> labels;  // (T) each character as a learner reads it
+  train::Batch verse;               // B = 1: the verse; repeat_targets where copying is right
+  std::vector<long> targets;        // (T) the position after the earlier pair (pair_repeat_targets), or −1
+  train::ModelReport report;        // attention (L, H, T, T) on the verse
+  Tensor scores;                    // (L, H) mean weight on the targets
+  double even = 0.0, threshold = 0.0;
+  train::BestHead best;             // the highest score past layer 1
+  std::vector<HeadRef> named;       // every head past layer 1 that passes the rule (head_roles.h)
+  double loss = 0.0, loss_best_zeroed = 0.0, loss_named_zeroed = 0.0;  // on the repeat_targets
+};
+
+TextCircuit text_circuit() {
+  TextCircuit c{shipped_trained_gpt(kTextModel), {}, {}, {}, {}, {}, 0.0, 0.0, {}, {}, 0.0, 0.0, 0.0};
+  const CharTokenizer tok = CharTokenizer::from_tokenizer_json(std::string(shipped_trained_file(kTextModel, "tokenizer.json")),
+                                                                std::string("data/trained/") + kTextModel + "/tokenizer.json");
+  const std::vector<std::int64_t> ids = tok.encode(kVerse);
+  const std::size_t T = ids.size();
+  if (T > c.model.model.config.n_positions) throw std::logic_error("lesson induction: the verse is longer than the text model's context");
+  train::Batch& b = c.verse;
+  b.B = 1, b.T = T;
+  for (std::size_t t = 0; t < T; ++t) {
+    b.tokens.push_back(static_cast<int>(ids[t]));
+    c.labels.push_back(tok.label(ids[t]));
+  }
+  c.targets = train::pair_repeat_targets(b.tokens);
+  b.targets.assign(T, -1);
+  b.repeat_targets.assign(T, -1);
+  for (std::size_t t = 0; t + 1 < T; ++t) {
+    b.targets[t] = b.tokens[t + 1];
+    if (c.targets[t] >= 0 && b.tokens[static_cast<std::size_t>(c.targets[t])] == b.tokens[t + 1]) b.repeat_targets[t] = b.tokens[t + 1];
+  }
+  const gpt::Gpt& m = c.model.model;
+  c.report = train::analyse_model(m, b);
+  c.scores = train::pair_induction_scores(c.report.attention, c.targets, &c.even);
+  c.threshold = role_threshold(c.even);
+  const std::size_t L = m.config.n_layer;
+  c.best = train::best_head(c.scores, L > 1 ? 1 : 0, L);
+  for (const HeadRef& h : heads_with_role(c.scores, c.threshold))
+    if (h.layer >= (L > 1 ? 1u : 0u)) c.named.push_back(h);
+  c.loss = ablated_repeat_loss(m, b, {});
+  c.loss_best_zeroed = ablated_repeat_loss(m, b, {{c.best.layer, c.best.head}});
+  HeadSet named;
+  for (const HeadRef& h : c.named) named.push_back({h.layer, h.head});
+  c.loss_named_zeroed = named.empty() ? c.loss_best_zeroed : ablated_repeat_loss(m, b, named);
+  return c;
+}
+
 // Everything the lesson shows, computed before any narration.
 struct Induction {
   Model main, shortcut;
@@ -150,6 +207,7 @@ struct Induction {
   };
   std::vector<Zeroed> singles;              // each layer-2 head alone, then layer 1's previous-token head
   std::optional<Zeroed> chosen;             // --ablate
+  TextCircuit text;                         // the shipped text model on a verse (always the shipped one)
 };
 
 Induction compute(const InductionOptions& o) {
@@ -187,6 +245,7 @@ Induction compute(const InductionOptions& o) {
   const train::BestHead p = train::best_head(m.after.scores.prev_token, 0, 1);
   m.singles.push_back({{{p.layer, p.head}}, ablated_repeat_loss(m.main.run.model, m.eval, {{p.layer, p.head}})});
   if (o.ablate) m.chosen = Induction::Zeroed{chosen, ablated_repeat_loss(m.main.run.model, m.eval, chosen)};
+  m.text = text_circuit();
   return m;
 }
 
@@ -402,6 +461,56 @@ void step_shortcut(LessonRecorder& r, const Induction& m) {
                            {"main_induction", train::best_head(m.after.scores.induction, L > 1 ? 1 : 0, L).score}});
 }
 
+void step_text(LessonRecorder& r, const Induction& m) {
+  const TextCircuit& c = m.text;
+  const gpt::GptConfig& g = c.model.model.config;
+  const std::size_t L = g.n_layer, H = g.n_head, T = c.verse.T;
+  r.step("text", {{"layers", L}, {"heads", H}, {"d_model", g.d_model}, {"seq_len", g.n_positions}, {"steps", c.model.steps},
+                  {"batch", c.model.batch}, {"chars", c.model.steps * c.model.batch * g.n_positions},
+                  {"share", c.model.repeat_share}, {"bpc", c.model.heldout_bpc}, {"bigram", c.model.bigram_bpc},
+                  {"verse", kVerse}});
+  Table t{{r.t("scores.col.layer"), r.t("scores.col.head"), r.t("text.col.score")}, {}};
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) t.rows.push_back({I(l + 1), I(h + 1), c.scores(l, h)});
+  r.table(t);
+  r.tensor("text_induction_score", c.scores, {.axes = {"layer", "head"}});  // (L, H)
+  r.value("text_even_share", c.even);
+  r.value("text_threshold", c.threshold);
+  r.note("text.note_rule", {{"named", !c.named.empty()}, {"layer", c.best.layer + 1}, {"head", c.best.head + 1},
+                            {"score", c.best.score}, {"even", c.even}, {"threshold", c.threshold},
+                            {"ratio", c.even > 0 ? c.best.score / c.even : 0.0}, {"n", c.named.size()}});
+  // The best head at every position that has an induction target: where it looks, and how much.
+  Table w{{r.t("text.col.position"), r.t("text.col.char"), r.t("text.col.target"), r.t("text.col.weight"),
+           r.t("text.col.strongest")}, {}};
+  const std::size_t off = (c.best.layer * H + c.best.head) * T * T;
+  Tensor head({T, T});  // (T, T): the best head's weights on the verse
+  std::copy_n(c.report.attention.data.begin() + static_cast<std::ptrdiff_t>(off), T * T, head.data.begin());
+  for (std::size_t q = 0; q < T; ++q) {
+    if (c.targets[q] < 0) continue;
+    const auto j = static_cast<std::size_t>(c.targets[q]);
+    std::size_t top = 0;
+    for (std::size_t k = 1; k <= q; ++k)
+      if (head(q, k) > head(q, top)) top = k;
+    auto at = [&](std::size_t k) { return r.t("text.at", {{"position", k + 1}, {"char", c.labels[k]}}); };
+    w.rows.push_back({I(q + 1), c.labels[q], at(j), head(q, j), at(top)});
+  }
+  r.table(w);
+  r.tensor("text_attention", std::move(head), {.rows = c.labels, .cols = c.labels, .heatmap = true},
+           {{"layer", c.best.layer + 1}, {"head", c.best.head + 1}});
+  std::vector<std::pair<std::size_t, std::size_t>> named;
+  for (const HeadRef& h : c.named) named.push_back({h.layer, h.head});
+  Table z{{r.t("ablation.col.model"), r.t("text.col.loss")}, {}};
+  z.rows.push_back({r.t("ablation.row.trained"), c.loss});
+  z.rows.push_back({r.t("ablation.row.ablated", {{"heads", head_list(r, {{c.best.layer, c.best.head}})}}), c.loss_best_zeroed});
+  if (named.size() > 1) z.rows.push_back({r.t("ablation.row.ablated_all", {{"heads", head_list(r, named)}}), c.loss_named_zeroed});
+  r.table(z);
+  r.value("text_repeat_loss", c.loss);
+  r.value("text_repeat_loss_best_zeroed", c.loss_best_zeroed);
+  r.note("text.note_ablation", {{"loss", c.loss}, {"zeroed", c.loss_best_zeroed}, {"worse", c.loss_best_zeroed > c.loss},
+                                {"ratio", c.loss > 0 ? c.loss_best_zeroed / c.loss : 0.0}});
+  r.note("text.note_recipe", {{"share", c.model.repeat_share}, {"bpc", c.model.heldout_bpc}, {"bigram", c.model.bigram_bpc}});
+}
+
 Trace run(const InductionOptions& o) {
   LessonRecorder r("induction", o.lang, {"induction"});
   Induction m = compute(o);
@@ -426,6 +535,7 @@ Trace run(const InductionOptions& o) {
   step_circuit(r, m);
   step_ablation(r, m);
   step_shortcut(r, m);
+  step_text(r, m);
   return r.finish();
 }
 

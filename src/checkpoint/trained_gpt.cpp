@@ -109,6 +109,7 @@ TrainedGpt read_trained_gpt(std::string_view config_json, std::string_view safet
     throw UsageError("checkpoint.err.config_value", {{"file", cfg_file}, {"key", "betas"}});
   r.beta1 = t["betas"][0].get<double>();
   r.beta2 = t["betas"][1].get<double>();
+  if (t.contains("repeat_share")) r.repeat_share = real(t, "repeat_share", cfg_file);
 
   nlohmann::json log = parse(training_json, log_file);
   if (!log.contains("loss_curve") || !log["loss_curve"].is_array() || log["loss_curve"].size() != r.steps)
@@ -123,17 +124,23 @@ TrainedGpt read_trained_gpt(std::string_view config_json, std::string_view safet
     if (!e.is_object()) throw UsageError("checkpoint.err.config_value", {{"file", log_file}, {"key", "evals"}});
     r.evals.push_back({count(e, "step", log_file), real(e, "loss", log_file), real(e, "repeat_loss", log_file)});
   }
+  if (log.contains("text")) {
+    if (!log["text"].is_object()) throw UsageError("checkpoint.err.config_value", {{"file", log_file}, {"key", "text"}});
+    r.heldout_bpc = real(log["text"], "heldout_bpc", log_file);
+    r.bigram_bpc = real(log["text"], "bigram_bpc", log_file);
+  }
   return r;
 }
 
+std::string_view shipped_trained_file(const std::string& name, const char* leaf) {
+  std::optional<std::string_view> f = embedded_file("trained/" + name + "/" + leaf);
+  if (!f) throw std::logic_error("data/trained/" + name + "/" + leaf + " is not compiled in");
+  return *f;
+}
+
 TrainedGpt shipped_trained_gpt(const std::string& name) {
-  const std::string where = "data/trained/" + name;
-  auto file = [&](const char* leaf) {
-    std::optional<std::string_view> f = embedded_file("trained/" + name + "/" + leaf);
-    if (!f) throw std::logic_error(where + "/" + leaf + " is not compiled in");
-    return *f;
-  };
-  return read_trained_gpt(file("config.json"), file("model.safetensors"), file("training.json"), where);
+  auto file = [&](const char* leaf) { return shipped_trained_file(name, leaf); };
+  return read_trained_gpt(file("config.json"), file("model.safetensors"), file("training.json"), "data/trained/" + name);
 }
 
 }  // namespace attn

@@ -27,6 +27,10 @@ struct TrainedGpt {
   std::size_t batch = 0, steps = 0, warmup = 0;
   double lr = 0.0, beta1 = 0.0, beta2 = 0.0, weight_decay = 0.0;
   std::uint64_t seed = 0;
+  double repeat_share = 0.0;        // --task text: the share of windows that start over (train --repeat-share)
+  // --task text: held-out bits per character of the model and of the bigram baseline (training.json's
+  // "text"); 0 for the synthetic tasks.
+  double heldout_bpc = 0.0, bigram_bpc = 0.0;
   std::vector<double> loss_curve;   // (steps): the training loss at each step
   std::vector<TrainedEval> evals;   // the evaluation batch's losses as training went
 };
@@ -35,5 +39,7 @@ TrainedGpt read_trained_gpt(std::string_view config_json, std::string_view safet
                             const std::string& where);
 // A model shipped in data/trained/NAME/ (compiled in): `attnlab train` wrote it; a missing file is a bug.
 TrainedGpt shipped_trained_gpt(const std::string& name);
+// One file of a shipped model's folder (config.json, tokenizer.json, …), as compiled in.
+std::string_view shipped_trained_file(const std::string& name, const char* leaf);
 
 }  // namespace attn

@@ -16,6 +16,7 @@
 #include "bars.h"
 #include "libm.h"
 #include "commands.h"
+#include "head_roles.h"
 #include "html.h"
 #include "lesson.h"
 #include "char_vocab.h"
@@ -42,6 +43,7 @@ struct TrainOptions {
   std::optional<std::int64_t> vocab;  // the synthetic tasks' vocabulary (32); for text, the most characters kept (2000)
   std::string corpus;            // --task text: a UTF-8 file, or a bundled text: en (the KJV Bible), zh (classical Chinese)
   std::int64_t min_count = 3;    // --task text: a character seen fewer times in the training text is <unk>
+  double repeat_share = 0.0;     // --task text: the share of windows that start over at a random lag
   bool allow_long = false;       // --allow-long: past the two-minute work cap, up to an hour
   bool quiet = false;            // --quiet: no progress line
   double lr = 1e-3;
@@ -115,6 +117,9 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
   const bool is_text = c.task == train::Task::Text;
   if (!is_text && !o.corpus.empty()) throw UsageError("train.err.corpus_task", {{"flag", "--corpus"}, {"task", o.task}});
   if (o.min_count < 1) throw UsageError("cli.err.positive", {{"flag", "--min-count"}, {"value", o.min_count}});
+  if (!std::isfinite(o.repeat_share) || o.repeat_share < 0 || o.repeat_share > 1)
+    throw UsageError("train.err.repeat_share", {{"flag", "--repeat-share"}, {"value", fmt::format("{}", o.repeat_share)}});
+  if (!is_text && o.repeat_share > 0) throw UsageError("train.err.corpus_task", {{"flag", "--repeat-share"}, {"task", o.task}});
   std::int64_t vocab = o.vocab.value_or(is_text ? 2000 : 32);
   if (o.warmup < 0) throw UsageError("cli.err.negative", {{"flag", "--warmup"}, {"value", o.warmup}});
   if (!std::isfinite(o.lr)) throw UsageError("cli.err.not_a_number", {{"flag", "--lr"}, {"value", fmt::format("{}", o.lr)}});
@@ -148,6 +153,7 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
     vocab = static_cast<std::int64_t>(text.data.vocab);
     c.text = &text.data;
     c.cosine = true;
+    c.repeat_share = o.repeat_share;
   }
   c.model = {static_cast<std::size_t>(vocab), T, static_cast<std::size_t>(o.d_model), static_cast<std::size_t>(o.layers),
              static_cast<std::size_t>(o.heads), o.mlp};
@@ -322,8 +328,13 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
                         num(last.scores.first_token(l, k)), num(last.scores.self(l, k)), num(last.scores.induction(l, k))});
   out += render_table(h);
   Best bp = train::best_head(last.scores.prev_token, 0, 1), bi = train::best_head(last.scores.induction, L > 1 ? 1 : 0, L);
+  // A head is called a previous-token or induction head only by the rule `heads` uses (head_roles.h):
+  // on a text where no head has the role, the sentence says so and gives the best score.
+  const double threshold = role_threshold(even_share(m.n_positions, 1));
   out += "  " + t("train.best_heads", {{"prev_layer", bp.layer + 1}, {"prev_head", bp.head + 1}, {"prev", bp.score},
-                                       {"ind_layer", bi.layer + 1}, {"ind_head", bi.head + 1}, {"ind", bi.score}}) + "\n";
+                                       {"prev_named", bp.score >= threshold}, {"ind_layer", bi.layer + 1},
+                                       {"ind_head", bi.head + 1}, {"ind", bi.score}, {"ind_named", bi.score >= threshold},
+                                       {"threshold", threshold}}) + "\n";
   out += "\n" + patterns(r, bp, bi, t);
   if (!has_repeat(c.task)) out += "  " + t("train.accuracy", {{"accuracy", last.accuracy}, {"loss", last.loss}}) + "\n";
   if (c.symmetric_heads) {
@@ -428,6 +439,7 @@ std::string hf_config(const train::TrainConfig& c, const TextSetup* tx, const st
                         {"schedule", c.cosine ? "cosine" : "constant"}};
   // only when not the default, so that an f64 run writes the bytes it always wrote
   if (c.compute == train::Precision::F32) j["attnlab_train"]["compute"] = "f32";
+  if (c.repeat_share > 0) j["attnlab_train"]["repeat_share"] = c.repeat_share;
   return j.dump(2) + "\n";
 }
 
@@ -660,6 +672,7 @@ void setup_train(CLI::App& root) {
   sub->add_flag("--force", o->force, t("train.opt.force"));
   sub->add_option("--corpus", o->corpus, t("train.opt.corpus"));
   sub->add_option("--min-count", o->min_count, t("train.opt.min_count"));
+  sub->add_option("--repeat-share", o->repeat_share, t("train.opt.repeat_share"));
   sub->add_flag("--allow-long", o->allow_long, t("train.opt.allow_long"));
   sub->add_flag("--quiet", o->quiet, t("train.opt.quiet"));
   sub->add_option("--dtype", o->dtype, t("train.opt.dtype"));

@@ -25,11 +25,27 @@ Batch empty_batch(std::size_t B, std::size_t T) {
 }
 }  // namespace
 
-Batch text_batch(const std::vector<int>& ids, std::size_t B, std::size_t T, Rng& rng) {
+void put_repeat_window(Batch& b, std::size_t s, const std::vector<int>& ids, std::size_t a, std::size_t k) {
+  const std::size_t T = b.T;
+  auto id = [&](std::size_t t) { return ids[a + (t < k ? t : t - k)]; };  // position t of the window (t ≤ T)
+  for (std::size_t t = 0; t < T; ++t) {
+    b.tokens[s * T + t] = id(t);
+    b.targets[s * T + t] = id(t + 1);
+    if (t >= k) b.repeat_targets[s * T + t] = id(t + 1);
+  }
+}
+
+Batch text_batch(const std::vector<int>& ids, std::size_t B, std::size_t T, Rng& rng, double repeat_share) {
   if (ids.size() < T + 1) throw std::invalid_argument("text_batch: text shorter than a window");
   Batch b = empty_batch(B, T);
   const std::size_t starts = ids.size() - T;  // window starts 0 … ids.size() − T − 1
-  for (std::size_t s = 0; s < B; ++s) put_window(b, s, ids, static_cast<std::size_t>(rng.next_u64() % starts));
+  for (std::size_t s = 0; s < B; ++s) {
+    const auto a = static_cast<std::size_t>(rng.next_u64() % starts);
+    if (repeat_share > 0.0 && rng.uniform() < repeat_share)
+      put_repeat_window(b, s, ids, a, T / 4 + static_cast<std::size_t>(rng.next_u64() % (T / 2 + 1)));
+    else
+      put_window(b, s, ids, a);
+  }
   return b;
 }
 

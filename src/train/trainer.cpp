@@ -94,7 +94,7 @@ TrainResult train_in(const TrainConfig& c, const std::function<void(std::size_t,
   std::vector<S> grads;
   r.evals.push_back(evaluate(as_f64(model, wide), eval, 0, eval_acts));
   for (std::size_t step = 0; step < c.steps; ++step) {
-    Batch b = text ? text_batch(c.text->train, c.batch, T, data_rng) : make_batch(c.task, c.batch, T, V, data_rng);
+    Batch b = text ? text_batch(c.text->train, c.batch, T, data_rng, c.repeat_share) : make_batch(c.task, c.batch, T, V, data_rng);
     gpt::gpt_forward(model, b.tokens.data(), b.targets.data(), b.B, b.T, acts);
     r.loss_curve.push_back(acts.loss);
     gpt::gpt_backward(model, b.tokens.data(), b.targets.data(), acts, grads);

@@ -34,6 +34,7 @@ struct TrainConfig {
   std::size_t eval_batch = 32;   // sequences in the evaluation batch (fixed, drawn once)
   bool symmetric_heads = false;  // every head starts as a copy of head 1 (clones.h); the gap is recorded
   const TextData* text = nullptr;  // Task::Text: the corpus as ids (text_task.h), owned by the caller
+  double repeat_share = 0.0;       // Task::Text: the share of windows that start over at a random lag (text_batch)
   // After warmup: a constant rate, or (cosine) a half cosine from lr down to lr · min_lr_ratio at the last step.
   bool cosine = false;
   double min_lr_ratio = 0.1;

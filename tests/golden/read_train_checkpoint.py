@@ -47,7 +47,8 @@ def gelu_new(x):
     return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def forward(cfg, p, tokens):
+def forward(cfg, p, tokens, weights=None):
+    """The logits (T, vocab); with a list `weights`, each layer's attention (H, T, T) appended to it."""
     C, H, eps = cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"]
     hs = C // H
     T = len(tokens)
@@ -58,12 +59,16 @@ def forward(cfg, p, tokens):
         qkv = a @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]
         q, k, v = qkv[:, :C], qkv[:, C:2 * C], qkv[:, 2 * C:]
         y = np.zeros((T, C))
+        if weights is not None:
+            weights.append(np.zeros((H, T, T)))
         for i in range(H):
             sl = slice(i * hs, (i + 1) * hs)
             s = q[:, sl] @ k[:, sl].T / math.sqrt(hs)
             s[np.triu(np.ones((T, T), dtype=bool), 1)] = -np.inf
             w = np.exp(s - s.max(-1, keepdims=True))
             w /= w.sum(-1, keepdims=True)
+            if weights is not None:
+                weights[-1][i] = w
             y[:, sl] = w @ v[:, sl]
         x = x + y @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
         if not cfg.get("attnlab_attention_only", False):

@@ -149,6 +149,8 @@ std::set<std::string> lesson_allowlist(const std::string& lesson) {
 TEST_CASE("pseudo-locale: every lesson's visible words come from its catalog", "[catalog][qps]") {
   for (const LessonInfo* l : all_lessons()) {
     std::set<std::string> allow = lesson_allowlist(l->name);
+    // the verse induction's text model reads: input to an English model, quoted, not prose
+    if (std::string(l->name) == "induction") add_identifiers(allow, "Then Eli called Samuel, and said, Samuel, my son.");
     check_no_leaks(std::string("lesson ") + l->name, allow);
     check_no_leaks(std::string("lesson ") + l->name + " --help", allow);
   }

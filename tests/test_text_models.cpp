@@ -114,7 +114,7 @@ void check_beats_bigram(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("text models: --repeat-share windows start over at a random lag; share 0 draws the windows it always drew", "[text]") {
+TEST_CASE("text models: --repeat-share windows start over at a random lag, and share 0 draws the windows it always drew", "[text]") {
   std::vector<int> ids;
   for (int i = 0; i < 500; ++i) ids.push_back(i);  // every id its own position: a copy is plain to see
   const std::size_t B = 64, T = 32;

@@ -478,7 +478,7 @@ void step_text(LessonRecorder& r, const Induction& m) {
   r.value("text_threshold", c.threshold);
   r.note("text.note_rule", {{"named", !c.named.empty()}, {"layer", c.best.layer + 1}, {"head", c.best.head + 1},
                             {"score", c.best.score}, {"even", c.even}, {"threshold", c.threshold},
-                            {"ratio", c.even > 0 ? c.best.score / c.even : 0.0}, {"n", c.named.size()}});
+                            {"ratio", c.even > 0 ? c.best.score / c.even : 0.0}, {"n", c.named.size()}, {"several", c.named.size() > 1}});
   // The best head at every position that has an induction target: where it looks, and how much.
   Table w{{r.t("text.col.position"), r.t("text.col.char"), r.t("text.col.target"), r.t("text.col.weight"),
            r.t("text.col.strongest")}, {}};

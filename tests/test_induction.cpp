@@ -152,8 +152,10 @@ TEST_CASE("pair_repeat_targets: the position after the latest earlier occurrence
   // a b c a b d a b: t = 4 (b after a) → 2 (c); t = 7 (b after a) → 5 (d, the latest)
   const std::vector<long> want{-1, -1, -1, -1, 2, -1, -1, 5};
   CHECK(train::pair_repeat_targets({0, 1, 2, 0, 1, 3, 0, 1}) == want);
-  // a single repeated character is not a pair: a a a
+  // a single repeated character is not a pair (a a a), and the previous token is never the target (a b a b)
   CHECK(train::pair_repeat_targets({0, 0, 0}) == std::vector<long>{-1, -1, -1});
+  CHECK(train::pair_repeat_targets({0, 1, 0, 1}) == std::vector<long>{-1, -1, -1, -1});
+  CHECK(train::pair_repeat_targets({0, 1, 0, 1, 0}) == std::vector<long>{-1, -1, -1, -1, -1});
   // attention all on the targets scores 1, the even spread is the mean of 1/(t + 1) over those rows
   Tensor att({1, 1, 8, 8});
   att.data[(4 * 8) + 2] = 1.0, att.data[(7 * 8) + 5] = 1.0;

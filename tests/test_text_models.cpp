@@ -2,6 +2,7 @@
 // text` on the bundled corpora. Their first steps retrain byte for byte; their held-out bits per
 // character, computed here again from the corpus, the tokenizer.json and the weights, beat the
 // bigram model of the same text; the checkpoint commands read them by name.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -118,10 +119,18 @@ TEST_CASE("text models: --repeat-share windows start over at a random lag, and s
   std::vector<int> ids;
   for (int i = 0; i < 500; ++i) ids.push_back(i);  // every id its own position: a copy is plain to see
   const std::size_t B = 64, T = 32;
-  attn::Rng a(7), b(7);
-  const attn::train::Batch plain = attn::train::text_batch(ids, B, T, a), zero = attn::train::text_batch(ids, B, T, b, 0.0);
-  CHECK(plain.tokens == zero.tokens);
-  CHECK(plain.targets == zero.targets);
+  // share 0: one draw per window, the window at that draw modulo the starts, as before the flag
+  attn::Rng a(7), want(7);
+  const attn::train::Batch zero = attn::train::text_batch(ids, B, T, a, 0.0);
+  for (std::size_t s = 0; s < B; ++s) {
+    const auto at = static_cast<int>(want.next_u64() % (ids.size() - T));
+    for (std::size_t t = 0; t < T; ++t) {
+      CHECK(zero.tokens[s * T + t] == at + static_cast<int>(t));
+      CHECK(zero.targets[s * T + t] == at + static_cast<int>(t) + 1);
+      CHECK(zero.repeat_targets[s * T + t] == -1);
+    }
+  }
+  CHECK(a.next_u64() == want.next_u64());  // and no other draw
   attn::Rng c(7);
   const attn::train::Batch all = attn::train::text_batch(ids, B, T, c, 1.0);
   std::set<std::size_t> lags;
@@ -163,6 +172,31 @@ TEST_CASE("text models: a retrain reproduces the shipped text-en's first 100 ste
 
 TEST_CASE("text models: a retrain reproduces the shipped text-zh's first 25 steps byte for byte", "[text][slow]") {
   check_first_steps("text-zh", 25);
+}
+
+TEST_CASE("text models: train --repeat-share is said in the report and the JSON, and refused where it cannot apply", "[text]") {
+  const std::string tiny = "train --task text --corpus en --layers 1 --heads 2 --d-model 8 --seq-len 16 --batch 2 --steps 3 --quiet";
+  CliResult r = run_cli(tiny + " --repeat-share 0.5");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("0.50 of the training windows start over at a random point") != std::string::npos);
+  CliResult j = run_cli(tiny + " --repeat-share 0.5 --json -");
+  REQUIRE(j.code == 0);
+  CHECK(nlohmann::json::parse(j.out)["config"]["repeat_share"] == 0.5);
+  CliResult plain = run_cli(tiny + " --json -");
+  REQUIRE(plain.code == 0);
+  CHECK_FALSE(nlohmann::json::parse(plain.out)["config"].contains("repeat_share"));
+  CHECK(nlohmann::json::parse(plain.out)["loss_curve"] != nlohmann::json::parse(j.out)["loss_curve"]);  // it changes what is trained
+  for (const std::string& bad : {tiny + " --repeat-share 1.5", tiny + " --repeat-share -0.1", tiny + " --repeat-share nan",
+                                 std::string("train --steps 3 --repeat-share 0.5"),
+                                 tiny + " --attention gqa --kv-heads 1 --repeat-share 0.5",
+                                 std::string("train --study tradeoffs --repeat-share 0.5")}) {
+    CliResult e = run_cli(bad);
+    INFO(bad << " → " << e.err);
+    CHECK(e.code == 2);
+    CHECK(e.out.empty());
+    CHECK(e.err.find("--repeat-share") != std::string::npos);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
 }
 
 TEST_CASE("text models: induction-text beats the bigram model on its held-out slice, computed here", "[text]") {

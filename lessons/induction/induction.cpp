@@ -467,8 +467,8 @@ void step_text(LessonRecorder& r, const Induction& m) {
   const std::size_t L = g.n_layer, H = g.n_head, T = c.verse.T;
   r.step("text", {{"layers", L}, {"heads", H}, {"d_model", g.d_model}, {"seq_len", g.n_positions}, {"steps", c.model.steps},
                   {"batch", c.model.batch}, {"chars", c.model.steps * c.model.batch * g.n_positions},
-                  {"share", c.model.repeat_share}, {"bpc", c.model.heldout_bpc}, {"bigram", c.model.bigram_bpc},
-                  {"verse", kVerse}});
+                  {"share", c.model.repeat_share}, {"all", c.model.repeat_share >= 1.0}, {"bpc", c.model.heldout_bpc},
+                  {"bigram", c.model.bigram_bpc}, {"verse", kVerse}});
   Table t{{r.t("scores.col.layer"), r.t("scores.col.head"), r.t("text.col.score")}, {}};
   for (std::size_t l = 0; l < L; ++l)
     for (std::size_t h = 0; h < H; ++h) t.rows.push_back({I(l + 1), I(h + 1), c.scores(l, h)});

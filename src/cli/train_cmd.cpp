@@ -132,6 +132,7 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
   c.symmetric_heads = o.init == "symmetric";
   if (o.dtype && *o.dtype != "f32" && *o.dtype != "f64") throw UsageError("train.err.dtype", {{"flag", "--dtype"}, {"value", *o.dtype}});
   if (o.dtype == "f32" && o.variant()) throw UsageError("train.err.compute_variant", {{"flag", "--dtype"}, {"value", "f32"}});
+  if (o.repeat_share != 0 && o.variant()) throw UsageError("train.err.repeat_share_gpt", {{"flag", "--repeat-share"}});
   c.compute = o.dtype == "f32" ? train::Precision::F32 : train::Precision::F64;
   if (o.d_model % o.heads != 0)
     throw UsageError("cli.err.not_divisible", {{"a_flag", "--d-model"}, {"a", o.d_model}, {"b_flag", "--heads"},
@@ -265,6 +266,7 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   out += "  " + (tx != nullptr ? t("train.task.text", {{"corpus", tx->name}, {"chars", tx->characters},
                                                         {"heldout", tx->heldout_characters}, {"min_count", tx->min_count}})
                                : t("train.task." + task)) + "\n";
+  if (c.repeat_share > 0) out += "  " + t("train.task.repeat", {{"share", c.repeat_share}}) + "\n";
   out += "  " + t("train.model_line", {{"layers", m.n_layer}, {"heads", m.n_head}, {"d_model", m.d_model}, {"vocab", m.vocab},
                                        {"seq_len", m.n_positions}, {"mlp", m.mlp}, {"params", r.model.layout.total}}) + "\n";
   out += "  " + t("train.train_line", {{"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"warmup", c.warmup},
@@ -330,11 +332,13 @@ std::string render_text(const train::TrainConfig& c, const train::TrainResult& r
   Best bp = train::best_head(last.scores.prev_token, 0, 1), bi = train::best_head(last.scores.induction, L > 1 ? 1 : 0, L);
   // A head is called a previous-token or induction head only by the rule `heads` uses (head_roles.h):
   // on a text where no head has the role, the sentence says so and gives the best score.
-  const double threshold = role_threshold(even_share(m.n_positions, 1));
+  // Induction as `heads` scores a text of T/2 tokens repeated (queries in the second half).
+  const double prev_rule = role_threshold(even_share(m.n_positions, 1));
+  const double ind_rule = role_threshold(even_share(m.n_positions, m.n_positions / 2));
   out += "  " + t("train.best_heads", {{"prev_layer", bp.layer + 1}, {"prev_head", bp.head + 1}, {"prev", bp.score},
-                                       {"prev_named", bp.score >= threshold}, {"ind_layer", bi.layer + 1},
-                                       {"ind_head", bi.head + 1}, {"ind", bi.score}, {"ind_named", bi.score >= threshold},
-                                       {"threshold", threshold}}) + "\n";
+                                       {"prev_named", bp.score >= prev_rule}, {"prev_rule", prev_rule}, {"ind_layer", bi.layer + 1},
+                                       {"ind_head", bi.head + 1}, {"ind", bi.score}, {"ind_named", bi.score >= ind_rule},
+                                       {"ind_rule", ind_rule}}) + "\n";
   out += "\n" + patterns(r, bp, bi, t);
   if (!has_repeat(c.task)) out += "  " + t("train.accuracy", {{"accuracy", last.accuracy}, {"loss", last.loss}}) + "\n";
   if (c.symmetric_heads) {
@@ -375,6 +379,7 @@ std::string render_json(const train::TrainConfig& c, const train::TrainResult& r
                  {"flops_per_step", train::step_flops(c)}, {"init", c.symmetric_heads ? "symmetric" : "random"},
                  {"eval_every", c.eval_every}, {"eval_batch", c.eval_batch}};
   if (c.compute == train::Precision::F32) j["config"]["compute"] = "f32";  // absent: f64, as before the flag
+  if (c.repeat_share > 0) j["config"]["repeat_share"] = c.repeat_share;  // absent: the text as written
   const double ln_v = libm::log(static_cast<double>(m.vocab));
   j["values"] = {{"ln_vocab", ln_v},
                  {"drop_step", train::phase_change(r, has_repeat(c.task), ln_v).reached
@@ -619,6 +624,7 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
 void run_train(const TrainOptions& o) {
   if (!o.study.empty()) {
     if (o.dtype == "f32") throw UsageError("train.err.compute_variant", {{"flag", "--dtype"}, {"value", "f32"}});
+    if (o.repeat_share != 0) throw UsageError("train.err.repeat_share_gpt", {{"flag", "--repeat-share"}});
     if (o.threads && (*o.threads < 1 || *o.threads > 1024))
       throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
     return run_study_command(o.study, o.json, o.threads ? static_cast<std::size_t>(*o.threads) : thread_count(), o.quiet);

@@ -39,8 +39,8 @@ HeadScores head_scores(const gpt::Gpt& m, const gpt::GptActs& a, const std::vect
 
 std::vector<long> pair_repeat_targets(const std::vector<int>& tokens) {
   std::vector<long> out(tokens.size(), -1);
-  for (std::size_t t = 2; t < tokens.size(); ++t)
-    for (std::size_t j = t - 1; j-- > 1;)  // j from t − 2 down to 1
+  for (std::size_t t = 3; t < tokens.size(); ++t)
+    for (std::size_t j = t - 2; j-- > 1;)  // j from t − 3 down to 1
       if (tokens[j] == tokens[t] && tokens[j - 1] == tokens[t - 1]) {
         out[t] = static_cast<long>(j + 1);
         break;

@@ -31,9 +31,10 @@ void add_head_scores(const Tensor& weights, const int* tokens, ScoreSums& s);
 HeadScores head_scores(const gpt::Gpt& m, const gpt::GptActs& a, const std::vector<int>& tokens);
 
 // Induction on a real text, where a single character recurs everywhere: for each position t, the
-// position its induction head would copy from, j + 1, where j < t − 1 is the latest earlier position
+// position its induction head would copy from, j + 1, where j < t − 2 is the latest earlier position
 // with the same token as t and, before it, the same token as before t (tokens[j − 1] = tokens[t − 1]:
-// a repeated pair, "A B … A B"); −1 where there is none.
+// a repeated pair, "A B … A B"; j + 1 < t − 1, so the previous token is never the target); −1 where
+// there is none.
 std::vector<long> pair_repeat_targets(const std::vector<int>& tokens);
 // Each head's mean weight on those targets (L, H), over the positions that have one; attention
 // (L, H, T, T) on `tokens` (T). Also the even spread's score over the same positions: the mean of

@@ -27,6 +27,7 @@ Batch empty_batch(std::size_t B, std::size_t T) {
 
 void put_repeat_window(Batch& b, std::size_t s, const std::vector<int>& ids, std::size_t a, std::size_t k) {
   const std::size_t T = b.T;
+  if (k < 1 || k >= T) throw std::invalid_argument("put_repeat_window: the lag must be in [1, T)");
   auto id = [&](std::size_t t) { return ids[a + (t < k ? t : t - k)]; };  // position t of the window (t ≤ T)
   for (std::size_t t = 0; t < T; ++t) {
     b.tokens[s * T + t] = id(t);

@@ -22,12 +22,12 @@ struct TextData {
 
 // B windows at positions drawn uniformly from [0, ids.size() − T − 1] (rng: one draw per window).
 // With repeat_share > 0, each window is also drawn a number u in [0, 1) and, when u < repeat_share,
-// a lag k in [T/4, 3T/4]: from position k on, the window starts over, so it reads
+// a lag k in [⌊T/4⌋, ⌊T/4⌋ + ⌊T/2⌋]: from position k on, the window starts over, so it reads
 //   ids[a], …, ids[a + k − 1], ids[a], ids[a + 1], …, ids[a + T − k − 1]
 // and the copy's targets are also its repeat_targets. Real text, with a repeat at a random lag: what
 // an induction head is for, without a position that gives the repeat away (the repeat-half task).
 Batch text_batch(const std::vector<int>& ids, std::size_t B, std::size_t T, Rng& rng, double repeat_share = 0.0);
-// The window of a text_batch that starts at ids[a] and starts over at position k (k = T: no repeat).
+// The window of a text_batch that starts at ids[a] and starts over at position k (1 ≤ k < T).
 void put_repeat_window(Batch& b, std::size_t s, const std::vector<int>& ids, std::size_t a, std::size_t k);
 // B windows spread evenly over ids (the fixed evaluation batch; no randomness).
 Batch text_spread(const std::vector<int>& ids, std::size_t B, std::size_t T);

@@ -5,7 +5,7 @@ splits the text into characters with tokenizer.json's vocabulary, and scores eve
     /usr/bin/python3 tests/golden/induction_text_scores.py DIR "Then Eli called Samuel, and said, Samuel, my son."
 
 Prints JSON: the ids, each position's induction target (the position after the latest earlier
-occurrence of the same pair of characters, "A B ... A B", or -1), every head's attention (L, H, T, T)
+occurrence of the same pair of characters, "A B ... A B", never the previous token, or -1), every head's attention (L, H, T, T)
 and its mean weight on the targets (L, H). tests/test_induction.cpp compares them with the lesson.
 """
 import json
@@ -20,8 +20,8 @@ from read_train_checkpoint import forward, read_safetensors  # noqa: E402
 
 def pair_targets(ids):
     out = [-1] * len(ids)
-    for t in range(2, len(ids)):
-        for j in range(t - 2, 0, -1):
+    for t in range(3, len(ids)):
+        for j in range(t - 3, 0, -1):
             if ids[j] == ids[t] and ids[j - 1] == ids[t - 1]:
                 out[t] = j + 1
                 break

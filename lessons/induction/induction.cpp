@@ -135,7 +135,7 @@ train::TrainConfig retrain_config(train::TrainConfig c, const InductionOptions& 
   return c;
 }
 
-// The same circuit on real text: data/trained/induction-text, the same 2-layer attention-only GPT-2
+// An induction head on real text: data/trained/induction-text, a 2-layer attention-only GPT-2 of the same shape
 // trained by `attnlab train --task text --repeat-share 1` on the King James Bible, reads one verse
 // that names Samuel twice. The verse is input, not prose: the model reads English in every language.
 constexpr const char* kTextModel = "induction-text";
@@ -150,7 +150,7 @@ struct TextCircuit {
   Tensor scores;                    // (L, H) mean weight on the targets
   double even = 0.0, threshold = 0.0;
   train::BestHead best;             // the highest score past layer 1
-  std::vector<HeadRef> named;       // every head past layer 1 that passes the rule (head_roles.h)
+  HeadSet named;                    // every head past layer 1 that passes the rule (head_roles.h)
   double loss = 0.0, loss_best_zeroed = 0.0, loss_named_zeroed = 0.0;  // on the repeat_targets
 };
 
@@ -181,12 +181,10 @@ TextCircuit text_circuit() {
   const std::size_t L = m.config.n_layer;
   c.best = train::best_head(c.scores, L > 1 ? 1 : 0, L);
   for (const HeadRef& h : heads_with_role(c.scores, c.threshold))
-    if (h.layer >= (L > 1 ? 1u : 0u)) c.named.push_back(h);
+    if (h.layer >= (L > 1 ? 1u : 0u)) c.named.push_back({h.layer, h.head});
   c.loss = ablated_repeat_loss(m, b, {});
   c.loss_best_zeroed = ablated_repeat_loss(m, b, {{c.best.layer, c.best.head}});
-  HeadSet named;
-  for (const HeadRef& h : c.named) named.push_back({h.layer, h.head});
-  c.loss_named_zeroed = named.empty() ? c.loss_best_zeroed : ablated_repeat_loss(m, b, named);
+  c.loss_named_zeroed = c.named.empty() ? c.loss_best_zeroed : ablated_repeat_loss(m, b, c.named);
   return c;
 }
 
@@ -252,6 +250,14 @@ Induction compute(const InductionOptions& o) {
 // ---- narration -------------------------------------------------------------------------------
 
 Tensor vec(const std::vector<double>& v) { return Tensor({v.size()}, v); }  // (n)
+
+// Head h of layer l of an (L, H, T, T) attention tensor: (T, T).
+Tensor head_of(const Tensor& a, std::size_t l, std::size_t h) {
+  const std::size_t H = a.dim(1), T = a.dim(2);
+  Tensor out({T, T});
+  std::copy_n(a.data.begin() + static_cast<std::ptrdiff_t>((l * H + h) * T * T), T * T, out.data.begin());
+  return out;
+}
 
 // Layer l of an (L, H, T, T) attention tensor: (H, T, T).
 Tensor layer_of(const Tensor& a, std::size_t l) {
@@ -443,10 +449,7 @@ void step_shortcut(LessonRecorder& r, const Induction& m) {
   r.tensor("shortcut_induction_score", x.scores.induction, {.axes = {"layer", "head"}});
   std::vector<std::string> tokens = token_labels(m.shortcut_eval, 0);
   // the positional head alone on one of its own sequences: (T, T)
-  const std::size_t T = m.shortcut_eval.T, H = f.offset.dim(1);
-  Tensor head({T, T});
-  std::copy_n(f.attention.data.begin() + static_cast<std::ptrdiff_t>((o.layer * H + o.head) * T * T), T * T, head.data.begin());
-  r.tensor("shortcut_attention", std::move(head), {.rows = tokens, .cols = tokens, .heatmap = true},
+  r.tensor("shortcut_attention", head_of(f.attention, o.layer, o.head), {.rows = tokens, .cols = tokens, .heatmap = true},
            {{"layer", o.layer + 1}, {"head", o.head + 1}});
   Table losses{{r.t("shortcut.col.sequences"), r.t("ablation.col.repeat_loss")}, {}};
   losses.rows.push_back({r.t("shortcut.row.fixed"), f.repeat_loss});
@@ -482,9 +485,7 @@ void step_text(LessonRecorder& r, const Induction& m) {
   // The best head at every position that has an induction target: where it looks, and how much.
   Table w{{r.t("text.col.position"), r.t("text.col.char"), r.t("text.col.target"), r.t("text.col.weight"),
            r.t("text.col.strongest")}, {}};
-  const std::size_t off = (c.best.layer * H + c.best.head) * T * T;
-  Tensor head({T, T});  // (T, T): the best head's weights on the verse
-  std::copy_n(c.report.attention.data.begin() + static_cast<std::ptrdiff_t>(off), T * T, head.data.begin());
+  Tensor head = head_of(c.report.attention, c.best.layer, c.best.head);  // (T, T): the best head's weights on the verse
   for (std::size_t q = 0; q < T; ++q) {
     if (c.targets[q] < 0) continue;
     const auto j = static_cast<std::size_t>(c.targets[q]);
@@ -497,8 +498,7 @@ void step_text(LessonRecorder& r, const Induction& m) {
   r.table(w);
   r.tensor("text_attention", std::move(head), {.rows = c.labels, .cols = c.labels, .heatmap = true},
            {{"layer", c.best.layer + 1}, {"head", c.best.head + 1}});
-  std::vector<std::pair<std::size_t, std::size_t>> named;
-  for (const HeadRef& h : c.named) named.push_back({h.layer, h.head});
+  const HeadSet& named = c.named;
   Table z{{r.t("ablation.col.model"), r.t("text.col.loss")}, {}};
   z.rows.push_back({r.t("ablation.row.trained"), c.loss});
   z.rows.push_back({r.t("ablation.row.ablated", {{"heads", head_list(r, {{c.best.layer, c.best.head}})}}), c.loss_best_zeroed});

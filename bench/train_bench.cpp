@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     best_prev = std::max(best_prev, e.scores.prev_token(0, h));
     best_ind = std::max(best_ind, e.scores.induction(c.model.n_layer - 1, h));
   }
-  const double ln_v = libm::log(static_cast<double>(c.model.vocab));
+  const double ln_v = attn::libm::log(static_cast<double>(c.model.vocab));
   attn::train::Drop d = attn::train::phase_change(r, true, ln_v);
   std::printf("seed %llu  mlp %d  steps %zu  %.1f s wall  %.1f s CPU  %.1f steps/s  %.2f GFLOP/s wall  %.2f GFLOP/s CPU  "
               "repeat %.4f (%.3f ln V; ablated %.4f)  drop@%s  prev %.3f  ind %.3f\n",

@@ -24,8 +24,8 @@ void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_
           GemmPath path = GemmPath::Auto);
 // The same kernel in float32 (`train --dtype f32`): the same loops and the same promise (each
 // output a float sum over k in order, from 0, a separate multiply and add), so float's bits too are
-// those of the plain loop for every path and thread count. The micro-tile is 6 x 16 (two AVX2
-// vectors of 8 floats); on AVX-512 machines float uses the AVX2 kernel.
+// those of the plain loop for every path and thread count. The micro-tiles: 4 x 32 doubles and
+// 4 x 64 floats with AVX-512, 6 x 8 doubles and 6 x 16 floats with AVX2 (and the portable kernel).
 void gemm(const float* A, const float* B, float* C, std::size_t M, std::size_t N, std::size_t K,
           GemmPath path = GemmPath::Auto);
 

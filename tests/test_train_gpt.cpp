@@ -566,6 +566,18 @@ TEST_CASE("GELU with the forward's tanh kept gives the bits of GELU computing it
     Rng rng(5);
     for (int i = 0; i < 40000; ++i) x.push_back(static_cast<S>(rng.normal() * 3.0));  // several chunks and tails
     for (S v : {S(0), S(-0.0), S(1e-30), S(30), S(-30), S(100), S(-100)}) x.push_back(v);
+    // every branch of tanh(u): u below 2^-28, around 0.35 (Taylor or e^2u − 1), up to 22 and past
+    // it, both signs, at many magnitudes (x = 2^(e/16) · (1 + tiny))
+    for (int e = -600; e <= 80; ++e)
+      for (S sign : {S(1), S(-1)}) x.push_back(sign * static_cast<S>(std::ldexp(1.0 + 1e-9 * (e + 600), 0) * std::exp2(e / 16.0)));
+    for (double u : {0.35, 0.3499999, 0.3500001, 22.0, 21.999, 22.001}) {  // x with u(x) near the branch points
+      double lo = 0.0, hi = 30.0;
+      for (int it = 0; it < 200; ++it) {
+        double mid = 0.5 * (lo + hi);
+        (std::sqrt(2.0 / 3.14159265358979323846) * (mid + 0.044715 * mid * mid * mid) < u ? lo : hi) = mid;
+      }
+      x.push_back(static_cast<S>(lo)), x.push_back(static_cast<S>(-hi));
+    }
     const std::size_t n = x.size();
     std::vector<S> out(n), out_kept(n), th(n), din(n, S(0.25)), din_kept(n, S(0.25)), dout(n);
     for (std::size_t i = 0; i < n; ++i) dout[i] = static_cast<S>(i % 11) - S(5);

@@ -358,7 +358,13 @@ Tensor slice0(const Tensor& x, std::size_t i) {
   if (i >= x.dim(0)) throw std::invalid_argument(fmt::format("slice0: index {} outside {}", i, shape_str(x.shape)));
   Shape s(x.shape.begin() + 1, x.shape.end());
   std::size_t n = x.numel() / x.dim(0);
-  return Tensor(s, std::vector<double>(x.data.begin() + i * n, x.data.begin() + (i + 1) * n));
+  std::vector<double> values;
+  if (n >= kPrefaultNumbers) {  // a large slice's memory populated up front, as Tensor(Shape)'s is
+    values.reserve(n);
+    prefault(values.data(), n);
+  }
+  values.assign(x.data.begin() + i * n, x.data.begin() + (i + 1) * n);
+  return Tensor(s, std::move(values));
 }
 
 Tensor stack0(const std::vector<Tensor>& parts) {
@@ -417,9 +423,14 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_heads) {
   std::size_t G = x.dim(0);
   if (n_heads == 0 || n_heads % G != 0)
     throw std::invalid_argument(fmt::format("repeat_kv: {} heads is not a multiple of {} groups", n_heads, G));
-  std::vector<Tensor> parts;
-  for (std::size_t h = 0; h < n_heads; ++h) parts.push_back(slice0(x, h / (n_heads / G)));
-  return stack0(parts);
+  // each head's (T, Dh) block copied straight into the result (no per-head tensors, no second copy)
+  const std::size_t block = x.numel() / G;
+  Tensor out({n_heads, x.dim(1), x.dim(2)});
+  for (std::size_t h = 0; h < n_heads; ++h) {
+    const double* src = x.data.data() + (h / (n_heads / G)) * block;
+    std::copy(src, src + block, out.data.data() + h * block);
+  }
+  return out;
 }
 
 // ---- activations -------------------------------------------------------------------------------

@@ -302,21 +302,22 @@ Tensor causal_mask(const Tensor& scores) {
 Tensor softmax_rows(const Tensor& scores) {
   // scores is (..., N); each row of N becomes a probability distribution
   std::size_t N = scores.shape.back();
-  Tensor out = copy_of(scores);
+  Tensor out(scores.shape);  // written row by row below, on every thread (a copy first would be one thread's work)
   std::size_t rows = out.numel() / N;
   // rows are independent: split them across threads (each row's arithmetic is unchanged)
   std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 14) / N);
   parallel_for(rows, grain, [&](std::size_t r0, std::size_t r1) {
     for (std::size_t r = r0; r < r1; ++r) {
+      const double* x = &scores.data[r * N];
       double* row = &out.data[r * N];
       // pass 1: the row max (masked entries are -inf and never the max of a valid row)
       double maxval = -std::numeric_limits<double>::infinity();
-      for (std::size_t j = 0; j < N; ++j) maxval = std::max(maxval, row[j]);
+      for (std::size_t j = 0; j < N; ++j) maxval = std::max(maxval, x[j]);
       if (std::isinf(maxval) && maxval < 0) throw std::invalid_argument("softmax_rows: a row is fully masked");
       // pass 2: exp(x - max) and their sum; exp(-inf) is exactly 0
       double sum = 0.0;
       for (std::size_t j = 0; j < N; ++j) {
-        row[j] = std::isinf(row[j]) ? 0.0 : libm::exp(row[j] - maxval);
+        row[j] = std::isinf(x[j]) ? 0.0 : libm::exp(x[j] - maxval);
         sum += row[j];
       }
       // pass 3: normalize

@@ -108,6 +108,11 @@ def fmt3(xs, unit="s", digits=3):
     return f"min {lo:.{digits}f} / median {med:.{digits}f} / max {hi:.{digits}f} {unit}"
 
 
+def load_line(before):
+    """The 1-minute load average before a section's runs and after them, as every section prints it."""
+    return f"  load average {before:.2f} before, {os.getloadavg()[0]:.2f} after (2 CPUs: a load near 2 means the runs were contended)"
+
+
 def interleaved(contenders, reps):
     """contenders: {name: zero-arg function returning a dict of measurements}; runs them in turn."""
     results = {name: [] for name in contenders}
@@ -140,7 +145,9 @@ def drive(openblas):
     for t in (1, 2):
         contenders[f"attnlab {t} thread"] = (lambda t=t: {"g": float(run([BENCH, "1024", "768", "768", str(t), "5"], stdout=None)[3].split("(")[1].split()[0])})
         contenders[f"OpenBLAS {t} thread"] = (lambda t=t: {"g": parse(run(me + ["np-matmul", "1024", "768", "768", "5"], dict(np_env, OPENBLAS_NUM_THREADS=str(t)), stdout=None)[3], "gflops")})
+    load = os.getloadavg()[0]
     res = interleaved(contenders, reps)
+    print(load_line(load))
     for name, rows in res.items():
         print(f"  {name:20s} {fmt3(column(rows, 'g'), 'GFLOP/s', 1)}")
     for t in (1, 2):
@@ -163,7 +170,7 @@ def drive(openblas):
     contenders["numpy in-process 1 thread"] = in_process
     load = os.getloadavg()[0]
     res = interleaved(contenders, reps)
-    print(f"  load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(load_line(load))
     print("  whole process (interpreter start, numpy's import and OpenBLAS's two spinning threads included):")
     for name in [n for n in res if "1 thread" not in n]:
         rows = res[name]
@@ -176,6 +183,10 @@ def drive(openblas):
         rows = res[name]
         extra = f"; system {fmt3(column(rows, 's'))} ({100 * statistics.median(column(rows, 's')) / statistics.median(column(rows, 'c')):.0f}% of CPU)" if "s" in rows[0] else ""
         print(f"    {name:26s} CPU {fmt3(column(rows, 'c'))}{extra}")
+    # attnlab's own parallel speed-up: its default (every core) against --threads 1, wall clock
+    one = statistics.median(column(res["attnlab 1 thread"], "w"))
+    print(f"    attnlab wall: {os.cpu_count()} threads {fmt3(column(res['attnlab'], 'w'))}; 1 thread {fmt3(column(res['attnlab 1 thread'], 'w'))}")
+    print(f"    attnlab {os.cpu_count()} threads / 1 thread: wall {statistics.median(column(res['attnlab'], 'w')) / one:.2f} (medians; the issue's target: at most 0.6)")
     np_cpu = statistics.median(column(res["numpy in-process 1 thread"], "c"))
     for name in [n for n in res if "1 thread" in n and n.startswith("attnlab")]:
         print(f"    {name} / numpy in-process: CPU {statistics.median(column(res[name], 'c')) / np_cpu:.2f} (medians; the issue's target: at most 1.2)")
@@ -192,7 +203,9 @@ def drive(openblas):
         for name, b in bins.items():
             contenders[f"{name} no JSON"] = (lambda b=b: dict(zip("wcr", run([b] + small)[:3])))
             contenders[f"{name} --json"] = (lambda b=b: dict(zip("wcr", run([b] + small + ["--json", path])[:3])))
+        load = os.getloadavg()[0]
         res = interleaved(contenders, reps)
+        print(load_line(load))
         size_mb = os.path.getsize(path) / 1e6
         print(f"  JSON file: {size_mb:.1f} MB")
         for name, rows in res.items():
@@ -206,18 +219,24 @@ def drive(openblas):
     # (d) the largest FFN
     print("\n(d) swiglu d_model 4096, d_ff 11008")
     sw = ["lesson", "swiglu", "--d-model", "4096", "--d-ff", "11008"]
-    contenders = {"attnlab": lambda: dict(zip("wcr", run([ATTNLAB] + sw)[:3]))}
+    contenders = {"attnlab": lambda: dict(zip("wcr", run([ATTNLAB] + sw)[:3])),
+                  "attnlab 1 thread": lambda: dict(zip("wcr", run([ATTNLAB] + sw + ["--threads", "1"])[:3]))}
     if base:
         contenders["attnlab (base)"] = lambda: dict(zip("wcr", run([base] + sw)[:3]))
+    load = os.getloadavg()[0]
     res = interleaved(contenders, max(1, reps // 2 + 1))
+    print(load_line(load))
     for name, rows in res.items():
         print(f"  {name:16s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {statistics.median(column(rows, 'r')):.0f} MiB")
+    print(f"  attnlab {os.cpu_count()} threads / 1 thread: wall {statistics.median(column(res['attnlab'], 'w')) / statistics.median(column(res['attnlab 1 thread'], 'w')):.2f} (medians; the issue's target: at most 0.6)")
 
     # (e) start-up cost
     print("\n(e) the default lesson vs --version (20 runs each)")
     contenders = {"attnlab --version": lambda: {"w": run([ATTNLAB, "--version"])[0]},
                   "attnlab lesson mha": lambda: {"w": run([ATTNLAB, "lesson", "mha"])[0]}}
+    load = os.getloadavg()[0]
     res = interleaved(contenders, 20)
+    print(load_line(load))
     for name, rows in res.items():
         print(f"  {name:20s} wall {fmt3([1000 * w for w in column(rows, 'w')], 'ms', 2)}")
 

@@ -18,10 +18,12 @@
 #       concat, W_O, per-head contributions and their sum. Two ways: whole processes (numpy's
 #       side then includes starting Python, importing numpy and OpenBLAS's spinning threads), and
 #       in-process at one thread each: numpy's RNG and math timed inside Python (time.process_time)
-#       against attnlab's whole run at --threads 1, with attnlab's system time beside it
+#       against attnlab's whole run at --threads 1, with attnlab's system time beside it; and
+#       attnlab at every core against --threads 1 (wall)
 #   (c) mha 768/12/512 with --json FILE vs without: time, peak RSS, MB/s of JSON
-#   (d) attnlab lesson swiglu --d-model 4096 --d-ff 11008 (wall time)
+#   (d) attnlab lesson swiglu --d-model 4096 --d-ff 11008 (wall time), every core and --threads 1
 #   (e) the default lesson (attnlab lesson mha) vs attnlab --version
+# Every section prints the 1-minute load average before and after its runs.
 set -e
 cd "$(dirname "$0")/.."
 cmake --build build --target attnlab attnlab_bench >/dev/null

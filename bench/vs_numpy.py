@@ -108,18 +108,24 @@ def fmt3(xs, unit="s", digits=3):
     return f"min {lo:.{digits}f} / median {med:.{digits}f} / max {hi:.{digits}f} {unit}"
 
 
-def load_line(before):
-    """The 1-minute load average before a section's runs and after them, as every section prints it."""
-    return f"  load average {before:.2f} before, {os.getloadavg()[0]:.2f} after (2 CPUs: a load near 2 means the runs were contended)"
-
-
 def interleaved(contenders, reps):
-    """contenders: {name: zero-arg function returning a dict of measurements}; runs them in turn."""
+    """contenders: {name: zero-arg function returning a dict of measurements}; runs them in turn,
+    then prints the 1-minute load average before and after the runs (every section's figures carry it)."""
+    before = os.getloadavg()[0]
     results = {name: [] for name in contenders}
     for _ in range(reps):
         for name, f in contenders.items():
             results[name].append(f())
+    cpus = os.cpu_count()
+    print(f"  load average {before:.2f} before, {os.getloadavg()[0]:.2f} after "
+          f"({cpus} CPUs: a load near {cpus} means the runs were contended)")
     return results
+
+
+def thread_ratio(res, indent):
+    """attnlab at every core against --threads 1 (contenders "attnlab", "attnlab 1 thread"): the medians' wall ratio."""
+    ratio = statistics.median(column(res["attnlab"], "w")) / statistics.median(column(res["attnlab 1 thread"], "w"))
+    print(f"{indent}attnlab {os.cpu_count()} threads / 1 thread: wall {ratio:.2f} (medians; the issue's target: at most 0.6)")
 
 
 def column(rows, key):
@@ -145,9 +151,7 @@ def drive(openblas):
     for t in (1, 2):
         contenders[f"attnlab {t} thread"] = (lambda t=t: {"g": float(run([BENCH, "1024", "768", "768", str(t), "5"], stdout=None)[3].split("(")[1].split()[0])})
         contenders[f"OpenBLAS {t} thread"] = (lambda t=t: {"g": parse(run(me + ["np-matmul", "1024", "768", "768", "5"], dict(np_env, OPENBLAS_NUM_THREADS=str(t)), stdout=None)[3], "gflops")})
-    load = os.getloadavg()[0]
     res = interleaved(contenders, reps)
-    print(load_line(load))
     for name, rows in res.items():
         print(f"  {name:20s} {fmt3(column(rows, 'g'), 'GFLOP/s', 1)}")
     for t in (1, 2):
@@ -168,9 +172,7 @@ def drive(openblas):
         out = run(me + ["np-mha", "768", "12", "1024"], dict(np_env, OPENBLAS_NUM_THREADS="1"), stdout=None)[3]
         return {"w": parse(out, "seconds"), "c": parse(out, "cpu")}
     contenders["numpy in-process 1 thread"] = in_process
-    load = os.getloadavg()[0]
     res = interleaved(contenders, reps)
-    print(load_line(load))
     print("  whole process (interpreter start, numpy's import and OpenBLAS's two spinning threads included):")
     for name in [n for n in res if "1 thread" not in n]:
         rows = res[name]
@@ -184,9 +186,8 @@ def drive(openblas):
         extra = f"; system {fmt3(column(rows, 's'))} ({100 * statistics.median(column(rows, 's')) / statistics.median(column(rows, 'c')):.0f}% of CPU)" if "s" in rows[0] else ""
         print(f"    {name:26s} CPU {fmt3(column(rows, 'c'))}{extra}")
     # attnlab's own parallel speed-up: its default (every core) against --threads 1, wall clock
-    one = statistics.median(column(res["attnlab 1 thread"], "w"))
     print(f"    attnlab wall: {os.cpu_count()} threads {fmt3(column(res['attnlab'], 'w'))}; 1 thread {fmt3(column(res['attnlab 1 thread'], 'w'))}")
-    print(f"    attnlab {os.cpu_count()} threads / 1 thread: wall {statistics.median(column(res['attnlab'], 'w')) / one:.2f} (medians; the issue's target: at most 0.6)")
+    thread_ratio(res, "    ")
     np_cpu = statistics.median(column(res["numpy in-process 1 thread"], "c"))
     for name in [n for n in res if "1 thread" in n and n.startswith("attnlab")]:
         print(f"    {name} / numpy in-process: CPU {statistics.median(column(res[name], 'c')) / np_cpu:.2f} (medians; the issue's target: at most 1.2)")
@@ -203,9 +204,7 @@ def drive(openblas):
         for name, b in bins.items():
             contenders[f"{name} no JSON"] = (lambda b=b: dict(zip("wcr", run([b] + small)[:3])))
             contenders[f"{name} --json"] = (lambda b=b: dict(zip("wcr", run([b] + small + ["--json", path])[:3])))
-        load = os.getloadavg()[0]
         res = interleaved(contenders, reps)
-        print(load_line(load))
         size_mb = os.path.getsize(path) / 1e6
         print(f"  JSON file: {size_mb:.1f} MB")
         for name, rows in res.items():
@@ -223,20 +222,16 @@ def drive(openblas):
                   "attnlab 1 thread": lambda: dict(zip("wcr", run([ATTNLAB] + sw + ["--threads", "1"])[:3]))}
     if base:
         contenders["attnlab (base)"] = lambda: dict(zip("wcr", run([base] + sw)[:3]))
-    load = os.getloadavg()[0]
     res = interleaved(contenders, max(1, reps // 2 + 1))
-    print(load_line(load))
     for name, rows in res.items():
         print(f"  {name:16s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {statistics.median(column(rows, 'r')):.0f} MiB")
-    print(f"  attnlab {os.cpu_count()} threads / 1 thread: wall {statistics.median(column(res['attnlab'], 'w')) / statistics.median(column(res['attnlab 1 thread'], 'w')):.2f} (medians; the issue's target: at most 0.6)")
+    thread_ratio(res, "  ")
 
     # (e) start-up cost
     print("\n(e) the default lesson vs --version (20 runs each)")
     contenders = {"attnlab --version": lambda: {"w": run([ATTNLAB, "--version"])[0]},
                   "attnlab lesson mha": lambda: {"w": run([ATTNLAB, "lesson", "mha"])[0]}}
-    load = os.getloadavg()[0]
     res = interleaved(contenders, 20)
-    print(load_line(load))
     for name, rows in res.items():
         print(f"  {name:20s} wall {fmt3([1000 * w for w in column(rows, 'w')], 'ms', 2)}")
 

@@ -92,9 +92,9 @@ std::string render_tensor(const std::string& name, const TraceTensor& tt, const 
   bool integers = all_integers(t);
   // Gaps are counted in a series only (rank 1): a scan of every number of a (12, 1024, 1024)
   // tensor for nothing was most of the terminal renderer's time in `lesson mha --seq-len 1024`.
-  std::size_t gaps = t.rank() != 1 ? 0 : static_cast<std::size_t>(
-      std::count_if(t.data.begin(), t.data.end(), [](double v) { return std::isnan(v); }));
-  if (t.rank() == 1 && 2 * gaps > t.numel()) {
+  std::size_t gaps = 0;
+  if (t.rank() == 1) gaps = static_cast<std::size_t>(std::count_if(t.data.begin(), t.data.end(), [](double v) { return std::isnan(v); }));
+  if (2 * gaps > t.numel()) {
     // A chart series that is mostly gaps (NaN where nothing is drawn, e.g. one marker on a
     // roofline): only its numbers are printed, each under its index.
     out += style::dim("  " + trace.ui_word("series_gaps"), opt.color) + "\n";

@@ -1,7 +1,9 @@
 // Every tensor op against values worked out by hand (the working is in the comments).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "attention.h"
@@ -37,6 +39,13 @@ TEST_CASE("transpose, bias, scale, elementwise", "[tensor]") {
   CHECK(transpose(a).data == std::vector<double>{1, 4, 2, 5, 3, 6});
   // each row + [10, 20, 30]
   CHECK(add_bias(a, Tensor({3}, {10, 20, 30})).data == std::vector<double>{11, 22, 33, 14, 25, 36});
+  // the same sum in the argument's own memory when it is a temporary: its numbers move, no copy
+  Tensor moved = a;
+  const double* own = moved.data.data();
+  Tensor biased = add_bias(std::move(moved), Tensor({3}, {10, 20, 30}));
+  CHECK(biased.data == std::vector<double>{11, 22, 33, 14, 25, 36});
+  CHECK(biased.data.data() == own);
+  CHECK_THROWS(add_bias(Tensor({2, 2}), Tensor({3}, {10, 20, 30})));
   CHECK(scale(a, 0.5).data == std::vector<double>{0.5, 1, 1.5, 2, 2.5, 3});
   CHECK(hadamard(a, a).data == std::vector<double>{1, 4, 9, 16, 25, 36});
   CHECK(sub(a, a).data == std::vector<double>(6, 0.0));
@@ -83,6 +92,11 @@ TEST_CASE("split and merge heads are column blocks", "[tensor]") {
   CHECK(row_block(x, 1, 1).data == std::vector<double>{5, 6, 7, 8});
   CHECK(concat_cols({col_block(x, 0, 2), col_block(x, 1, 2)}).data == x.data);
   CHECK(slice0(h, 1).data == std::vector<double>{3, 4, 7, 8});
+  // head 0 [1, 2, 5, 6] against head 1 [3, 4, 7, 8]: every entry differs by 2
+  CHECK(slices_max_abs_diff(h, 0, 1) == 2.0);
+  CHECK(slices_max_abs_diff(Tensor({2, 3}, {1, 2, 3, 1, 7, 3}), 1, 0) == 5.0);  // |7 − 2|
+  CHECK(slices_max_abs_diff(h, 1, 1) == 0.0);
+  CHECK_THROWS(slices_max_abs_diff(h, 0, 2));
   CHECK_THROWS(split_heads(x, 3));  // 4 columns do not split into 3 heads
 }
 
@@ -124,6 +138,23 @@ TEST_CASE("attention parameter counts", "[tensor][attention]") {
   CHECK(attention_param_count(768, 12, 12, 64) == 2359296);
   // GQA with 4 KV heads: 2·768·768 + 2·768·4·64 = 1,179,648 + 393,216 = 1,572,864
   CHECK(attention_param_count(768, 12, 4, 64) == 1572864);
+}
+
+TEST_CASE("a large tensor's numbers start on a whole huge page", "[tensor]") {
+  // 1024 x 768 numbers are 6 MiB: three whole 2 MiB pages, not two ends on 4 KiB pages
+  const std::size_t align = large_block_alignment();
+  if (align == 0) {
+    WARN("this build keeps the system's allocator (a sanitizer or not glibc): nothing to check");
+    return;
+  }
+  CHECK(align == std::size_t{2} << 20);
+  for (Shape shape : {Shape{1024, 768}, Shape{262144}, Shape{3, 1000, 1001}}) {
+    Tensor t(shape);
+    CHECK(reinterpret_cast<std::uintptr_t>(t.data.data()) % align == 0);
+    CHECK(std::all_of(t.data.begin(), t.data.end(), [](double v) { return v == 0.0; }));
+  }
+  std::vector<double> small(100, 1.0);  // under 2 MiB: the ordinary allocator
+  CHECK(small[99] == 1.0);
 }
 
 TEST_CASE("checked sizes never wrap", "[tensor]") {

@@ -126,7 +126,7 @@ void step_attend(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::
   square.heatmap = true;
   const Tensor& W = r.tensor("weights", k.p.weights, square);     // (H, T, T)
   r.value("max_row_sum_error", max_row_sum_error(W));
-  if (d.H / d.G >= 2) r.value("same_group_difference", max_abs_diff(slice0(W, 0), slice0(W, 1)));
+  if (d.H / d.G >= 2) r.value("same_group_difference", slices_max_abs_diff(W, 0, 1));
   std::size_t last = d.T - 1;
   for (std::size_t h = 0; h < std::min<std::size_t>(d.H, 8); ++h) {
     std::size_t j = strongest_column(W, h, last);

@@ -150,7 +150,7 @@ void step_attention(LessonRecorder& r, const HeadDims& d, Mha& m, const std::vec
   r.step("weights");
   const Tensor& W = r.tensor("weights", std::move(m.p.weights), square);
   r.value("max_row_sum_error", max_row_sum_error(W));
-  if (d.H > 1) r.value("head_difference", max_abs_diff(slice0(W, 0), slice0(W, 1)));
+  if (d.H > 1) r.value("head_difference", slices_max_abs_diff(W, 0, 1));
   std::size_t last = d.T - 1, listed = std::min<std::size_t>(d.H, 8);
   for (std::size_t h = 0; h < listed; ++h) {
     std::size_t j = strongest_column(W, h, last);

@@ -14,7 +14,7 @@ void intro(LessonRecorder& r, const KvDims& d) {
 
 void closing(LessonRecorder& r, const KvDims& d, const KvRun& k) {
   r.step("trade_off", {{"mha", kv_cache_vectors(static_cast<std::int64_t>(d.H))}});
-  if (d.H >= 2) r.value("head_output_difference", max_abs_diff(slice0(k.p.heads, 0), slice0(k.p.heads, 1)));
+  if (d.H >= 2) r.value("head_output_difference", slices_max_abs_diff(k.p.heads, 0, 1));
   preset_cache_table(r, {"falcon-7b"});
   r.note("trade_off.note");
 }

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <stdexcept>
 
 #if defined(__GLIBC__)
@@ -76,10 +78,10 @@ std::size_t checked_size(const Shape& shape) {
   return n;
 }
 
-// Fresh memory costs a page fault and a kernel page clear per 4 KiB on first touch; for a large
-// tensor that is most of the time its zero-fill takes. Ask for transparent huge pages (one fault
-// per 2 MiB) and have the kernel populate the pages up front, on several threads
-// (MADV_HUGEPAGE; MADV_POPULATE_WRITE, Linux 5.14; elsewhere or on error no-ops).
+// Fresh memory costs a page fault and a kernel page clear on first touch; for a large tensor that
+// is most of the time its zero-fill takes. Its block is on transparent huge pages (operator new,
+// at the end of this file); here the kernel populates the pages up front, on several threads
+// (MADV_POPULATE_WRITE, Linux 5.14; elsewhere or on error a no-op).
 // Measured on a 2-core Zen 5 VM (2026-12-05), 2 GiB allocated, populated and written once:
 // 4 KiB pages 2.7-3.4 s (the populate 0.24 s, then 4.4 us a page on the first write from user
 // space, the hypervisor's own fault), huge pages 0.2-0.35 s. An earlier Zen 4 VM saw a huge-page
@@ -90,14 +92,10 @@ void prefault(const double* p, std::size_t n) {
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-  constexpr std::size_t kPage = 4096, kHuge = std::size_t{2} << 20, kChunk = std::size_t{8} << 20;
+  constexpr std::size_t kPage = 4096, kChunk = std::size_t{8} << 20;
   auto begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) / kPage * kPage;
   auto end = (reinterpret_cast<std::uintptr_t>(p + n)) / kPage * kPage;
   if (end <= begin) return;
-#ifdef MADV_HUGEPAGE
-  auto huge_begin = (begin + kHuge - 1) / kHuge * kHuge, huge_end = end / kHuge * kHuge;
-  if (huge_begin < huge_end) ::madvise(reinterpret_cast<void*>(huge_begin), huge_end - huge_begin, MADV_HUGEPAGE);
-#endif
   std::size_t chunks = (end - begin + kChunk - 1) / kChunk;
   parallel_for(chunks, 1, [&](std::size_t c0, std::size_t c1) {
     std::uintptr_t b = begin + c0 * kChunk, e = std::min<std::uintptr_t>(end, begin + c1 * kChunk);
@@ -235,6 +233,15 @@ Tensor add_bias(const Tensor& x, const Tensor& b) {
   return out;
 }
 
+Tensor add_bias(Tensor&& x, const Tensor& b) {
+  require_rank("add_bias", b, 1);
+  std::size_t N = b.dim(0);
+  if (x.shape.back() != N) shape_error("add_bias", x.shape, b.shape, "last dimension must equal bias length");
+  Tensor out = std::move(x);
+  for (std::size_t i = 0; i < out.numel(); ++i) out.data[i] += b.data[i % N];
+  return out;
+}
+
 // ---- elementwise -------------------------------------------------------------------------
 
 Tensor add(const Tensor& a, const Tensor& b) {
@@ -368,6 +375,18 @@ Tensor slice0(const Tensor& x, std::size_t i) {
   return Tensor(s, std::move(values));
 }
 
+double slices_max_abs_diff(const Tensor& x, std::size_t i, std::size_t j) {
+  if (x.rank() < 2) throw std::invalid_argument("slices_max_abs_diff: needs rank >= 2, got " + shape_str(x.shape));
+  if (i >= x.dim(0) || j >= x.dim(0))
+    throw std::invalid_argument(fmt::format("slices_max_abs_diff: index {} or {} outside {}", i, j, shape_str(x.shape)));
+  std::size_t n = x.numel() / x.dim(0);
+  const double* a = &x.data[i * n];
+  const double* b = &x.data[j * n];
+  double m = 0.0;
+  for (std::size_t k = 0; k < n; ++k) m = std::max(m, std::fabs(a[k] - b[k]));
+  return m;
+}
+
 Tensor stack0(const std::vector<Tensor>& parts) {
   if (parts.empty()) throw std::invalid_argument("stack0: nothing to stack");
   Shape s = parts[0].shape;
@@ -460,3 +479,68 @@ Tensor apply(const Tensor& x, double (*f)(double)) {
 }
 
 }  // namespace attn
+
+// ---- where large blocks live ----------------------------------------------------------
+// Every block of 2 MiB or more (a tensor's numbers from 262,144 on) starts on a 2 MiB boundary
+// and spans whole 2 MiB pages, which the kernel is asked to back with transparent huge pages
+// (MADV_HUGEPAGE). Before, a tensor asked for huge pages on the 2 MiB-aligned inside of its block
+// only: its two ends, a megabyte each on average, stayed on 4 KiB pages and took this VM's
+// hypervisor fault (4.4 us a page) on their first write, in the zero-fill. Measured interleaved
+// (2026-12-06): see docs/ARCHITECTURE.md, "Whole huge pages".
+// Replacing the global operator new and delete is the standard's own way to choose where memory
+// comes from (every std::vector<double> asks through them); delete is free() for every block.
+// Sanitizer builds keep their runtime's allocator, which checks every new against its delete.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTNLAB_SANITIZED_ALLOCATOR 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTNLAB_SANITIZED_ALLOCATOR 1
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(ATTNLAB_SANITIZED_ALLOCATOR)
+namespace attn {
+
+constexpr std::size_t kHuge = std::size_t{2} << 20;
+
+std::size_t large_block_alignment() { return kHuge; }
+
+namespace {
+
+void* allocate_block(std::size_t bytes) noexcept {
+  if (bytes < kHuge) return std::malloc(bytes ? bytes : 1);
+  if (bytes > std::numeric_limits<std::size_t>::max() - kHuge) return nullptr;
+  std::size_t whole = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = nullptr;
+  if (::posix_memalign(&p, kHuge, whole) != 0) return nullptr;
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, whole, MADV_HUGEPAGE);  // best effort
+#endif
+  return p;
+}
+
+void* allocate_or_throw(std::size_t bytes) {
+  void* p = allocate_block(bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+}  // namespace
+}  // namespace attn
+
+void* operator new(std::size_t bytes) { return attn::allocate_or_throw(bytes); }
+void* operator new[](std::size_t bytes) { return attn::allocate_or_throw(bytes); }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept { return attn::allocate_block(bytes); }
+void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept { return attn::allocate_block(bytes); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+#else
+namespace attn {
+std::size_t large_block_alignment() { return 0; }
+}  // namespace attn
+#endif

@@ -54,6 +54,10 @@ struct Tensor {
   }
 };
 
+// Where a large block (2 MiB or more) of numbers starts: on a 2 MiB boundary, whole huge pages,
+// where tensor.cpp replaces operator new (Linux with glibc, no sanitizer); else 0 (the system's).
+std::size_t large_block_alignment();
+
 // ---- linear algebra -------------------------------------------------------------
 // matmul: a (M, K) @ b (K, N) -> (M, N). Rank 1 a is treated as (1, K) and gives (N).
 Tensor matmul(const Tensor& a, const Tensor& b);
@@ -65,6 +69,7 @@ Tensor transpose(const Tensor& a);
 Tensor matmul_bt(const Tensor& a, const Tensor& b);
 // add_bias: x (M, N) + b (N) broadcast over rows; x (N) + b (N) also works.
 Tensor add_bias(const Tensor& x, const Tensor& b);
+Tensor add_bias(Tensor&& x, const Tensor& b);  // the same bits, added in x's own memory (no copy)
 
 // ---- elementwise (same shape in, same shape out) ----------------------------------
 Tensor add(const Tensor& a, const Tensor& b);
@@ -89,6 +94,9 @@ Tensor split_heads(const Tensor& x, std::size_t n_heads);
 Tensor merge_heads(const Tensor& x);
 // slice0: x (B, ...) -> (...), the i-th entry along the first axis (e.g. head i).
 Tensor slice0(const Tensor& x, std::size_t i);
+// slices_max_abs_diff: max |x[i] - x[j]| over the entries of two slices along the first axis,
+// the number max_abs_diff(slice0(x, i), slice0(x, j)) gives, without the two copies.
+double slices_max_abs_diff(const Tensor& x, std::size_t i, std::size_t j);
 // stack0: n tensors of equal shape S -> (n, S...).
 Tensor stack0(const std::vector<Tensor>& parts);
 // col_block: w (R, C) -> (R, width), columns i*width .. (i+1)*width.

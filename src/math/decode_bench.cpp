@@ -456,7 +456,7 @@ constexpr std::size_t kPieces = 8;   // calls of a block's weighted sums, each a
 // One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
 // unnormalized output acc (Hg, Dv), updated block by block (online softmax).
 template <class Kernel, class T>
-void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
+[[gnu::always_inline]] inline void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
                  std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1, float scale, float* m,
                  float* l, float* acc) {
   std::vector<float> s(Hg * kBlock);
@@ -533,7 +533,7 @@ void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_strid
 // interleaved 31-35). Each item's arithmetic is attend_rows' for one head, in its order: scores row
 // by row, the block's online softmax, the weighted sums in kPieces calls, so the bits are the same.
 template <class Kernel, class T>
-void attend_rows_two(const float* const q[2], const T* const K[2], std::size_t k_stride, std::size_t Dk,
+[[gnu::always_inline]] inline void attend_rows_two(const float* const q[2], const T* const K[2], std::size_t k_stride, std::size_t Dk,
                      const T* const V[2], std::size_t v_stride, std::size_t Dv, std::size_t rows, float scale,
                      float* const m[2], float* const l[2], float* const acc[2]) {
   float s[2][kBlock];
@@ -569,6 +569,51 @@ void attend_rows_two(const float* const q[2], const T* const K[2], std::size_t k
     }
   }
 }
+
+// Each kernel's walk compiled for the kernel's own instruction set: the kernel's dot products and
+// weighted sums (and the walk's softmax) inline into one loop, instead of a call per pair of rows
+// that the compiler could not inline across instruction sets. The same operations in the same order.
+template <class T>
+void walk(PortableKernel, const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
+          std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1, float scale, float* m, float* l, float* acc) {
+  attend_rows<PortableKernel>(q, Hg, K, k_stride, Dk, V, v_stride, Dv, r0, r1, scale, m, l, acc);
+}
+template <class T>
+void walk_two(PortableKernel, const float* const q[2], const T* const K[2], std::size_t k_stride, std::size_t Dk,
+              const T* const V[2], std::size_t v_stride, std::size_t Dv, std::size_t rows, float scale, float* const m[2],
+              float* const l[2], float* const acc[2]) {
+  attend_rows_two<PortableKernel>(q, K, k_stride, Dk, V, v_stride, Dv, rows, scale, m, l, acc);
+}
+#ifdef ATTNLAB_AVX2_KERNEL
+template <class T>
+__attribute__((target("avx2,fma"))) void walk(Avx2Kernel, const float* q, std::size_t Hg, const T* K, std::size_t k_stride,
+                                              std::size_t Dk, const T* V, std::size_t v_stride, std::size_t Dv,
+                                              std::size_t r0, std::size_t r1, float scale, float* m, float* l, float* acc) {
+  attend_rows<Avx2Kernel>(q, Hg, K, k_stride, Dk, V, v_stride, Dv, r0, r1, scale, m, l, acc);
+}
+template <class T>
+__attribute__((target("avx2,fma"))) void walk_two(Avx2Kernel, const float* const q[2], const T* const K[2],
+                                                  std::size_t k_stride, std::size_t Dk, const T* const V[2],
+                                                  std::size_t v_stride, std::size_t Dv, std::size_t rows, float scale,
+                                                  float* const m[2], float* const l[2], float* const acc[2]) {
+  attend_rows_two<Avx2Kernel>(q, K, k_stride, Dk, V, v_stride, Dv, rows, scale, m, l, acc);
+}
+template <class T>
+__attribute__((target("avx512f,avx2,fma"))) void walk(Avx512Kernel, const float* q, std::size_t Hg, const T* K,
+                                                      std::size_t k_stride, std::size_t Dk, const T* V,
+                                                      std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1,
+                                                      float scale, float* m, float* l, float* acc) {
+  attend_rows<Avx512Kernel>(q, Hg, K, k_stride, Dk, V, v_stride, Dv, r0, r1, scale, m, l, acc);
+}
+template <class T>
+__attribute__((target("avx512f,avx2,fma"))) void walk_two(Avx512Kernel, const float* const q[2], const T* const K[2],
+                                                          std::size_t k_stride, std::size_t Dk, const T* const V[2],
+                                                          std::size_t v_stride, std::size_t Dv, std::size_t rows,
+                                                          float scale, float* const m[2], float* const l[2],
+                                                          float* const acc[2]) {
+  attend_rows_two<Avx512Kernel>(q, K, k_stride, Dk, V, v_stride, Dv, rows, scale, m, l, acc);
+}
+#endif
 
 constexpr std::uint32_t kKeySalt = 1, kValueSalt = 2;
 
@@ -657,7 +702,7 @@ struct VariantState final : DecodeStep::State {
             len[i] = r1 - r0;
           }
           if (len[0] == len[1]) {
-            attend_rows_two<Kernel>(qs, Ks, k_stride, Dk, Vs, v_stride, Dv, len[0], scale, ms, ls, accs);
+            walk_two<T>(Kernel{}, qs, Ks, k_stride, Dk, Vs, v_stride, Dv, len[0], scale, ms, ls, accs);
             continue;
           }
         }
@@ -666,7 +711,7 @@ struct VariantState final : DecodeStep::State {
           std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
           std::size_t batch = sq / v.G, g = sq % v.G;
           const float* qh = q.data() + (batch * v.H + g * Hg) * Dk;
-          attend_rows<Kernel>(qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv,
+          walk<T>(Kernel{}, qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv,
                               r0, r1, scale, &m[item * Hg], &l[item * Hg], &acc[item * Hg * Dv]);
         }
       }
@@ -728,7 +773,7 @@ struct ComputeState final : ComputeLoop::State {
         while (next.fetch_add(1, std::memory_order_relaxed) < calls) {
           // values in the keys' rows (absorbed MLA) or, for another shape, the same rows again
           const float* kt = k.get() + t * kRows * v.Dk;
-          attend_rows<Kernel>(q[t].data(), Hg, kt, v.Dk, v.Dk, kt, v.Dk, v.Dv, 0, kRows, scale,
+          walk<float>(Kernel{}, q[t].data(), Hg, kt, v.Dk, v.Dk, kt, v.Dk, v.Dv, 0, kRows, scale,
                               m[t].data(), l[t].data(), acc[t].data());
           s += acc[t][0] / l[t][0];  // a dependency on each call: it cannot be left out
         }

@@ -80,8 +80,9 @@ std::size_t checked_size(const Shape& shape) {
 
 // Fresh memory costs a page fault and a kernel page clear on first touch; for a large tensor that
 // is most of the time its zero-fill takes. Its block is on transparent huge pages (operator new,
-// at the end of this file); here the kernel populates the pages up front, on several threads
-// (MADV_POPULATE_WRITE, Linux 5.14; elsewhere or on error a no-op).
+// at the end of this file; with the system's allocator, the block's 2 MiB-aligned inside); here the
+// kernel populates the pages up front, on several threads (MADV_POPULATE_WRITE, Linux 5.14;
+// elsewhere or on error a no-op).
 // Measured on a 2-core Zen 5 VM (2026-12-05), 2 GiB allocated, populated and written once:
 // 4 KiB pages 2.7-3.4 s (the populate 0.24 s, then 4.4 us a page on the first write from user
 // space, the hypervisor's own fault), huge pages 0.2-0.35 s. An earlier Zen 4 VM saw a huge-page
@@ -92,10 +93,16 @@ void prefault(const double* p, std::size_t n) {
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-  constexpr std::size_t kPage = 4096, kChunk = std::size_t{8} << 20;
+  constexpr std::size_t kPage = 4096, kHuge = std::size_t{2} << 20, kChunk = std::size_t{8} << 20;
   auto begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) / kPage * kPage;
   auto end = (reinterpret_cast<std::uintptr_t>(p + n)) / kPage * kPage;
   if (end <= begin) return;
+#ifdef MADV_HUGEPAGE
+  if (large_block_alignment() == 0) {  // the system's allocator: huge pages on the aligned inside at least
+    auto huge_begin = (begin + kHuge - 1) / kHuge * kHuge, huge_end = end / kHuge * kHuge;
+    if (huge_begin < huge_end) ::madvise(reinterpret_cast<void*>(huge_begin), huge_end - huge_begin, MADV_HUGEPAGE);
+  }
+#endif
   std::size_t chunks = (end - begin + kChunk - 1) / kChunk;
   parallel_for(chunks, 1, [&](std::size_t c0, std::size_t c1) {
     std::uintptr_t b = begin + c0 * kChunk, e = std::min<std::uintptr_t>(end, begin + c1 * kChunk);
@@ -481,7 +488,8 @@ Tensor apply(const Tensor& x, double (*f)(double)) {
 }  // namespace attn
 
 // ---- where large blocks live ----------------------------------------------------------
-// Every block of 2 MiB or more (a tensor's numbers from 262,144 on) starts on a 2 MiB boundary
+// Every block of 2 MiB or more that new asks for (a tensor's numbers from 262,144 on; an
+// over-aligned new is the library's, with aligned_alloc and free) starts on a 2 MiB boundary
 // and spans whole 2 MiB pages, which the kernel is asked to back with transparent huge pages
 // (MADV_HUGEPAGE). Before, a tensor asked for huge pages on the 2 MiB-aligned inside of its block
 // only: its two ends, a megabyte each on average, stayed on 4 KiB pages and took this VM's

@@ -455,6 +455,18 @@ constexpr std::size_t kPieces = 8;   // calls of a block's weighted sums, each a
 
 // One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
 // unnormalized output acc (Hg, Dv), updated block by block (online softmax).
+// One head's online softmax over a block of nb scores s: the running max m and sum l take the block
+// in, the accumulator acc (Dv) is rescaled to the new max, s becomes exp(s - m).
+template <class Kernel>
+[[gnu::always_inline]] inline void softmax_block(float* s, std::size_t nb, float& m, float& l, float* acc, std::size_t Dv) {
+  float bm = *std::max_element(s, s + nb), mn = std::max(m, bm);
+  float corr = libm::exp(m - mn);
+  l *= corr;
+  scale_row(corr, acc, Dv);
+  l += Kernel::exp_shift(s, nb, mn);
+  m = mn;
+}
+
 template <class Kernel, class T>
 [[gnu::always_inline]] inline void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
                  std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1, float scale, float* m,
@@ -487,15 +499,7 @@ template <class Kernel, class T>
       }
       if (pair) ++j;
     }
-    for (std::size_t h = 0; h < Hg; ++h) {
-      float* sh = &s[h * kBlock];
-      float bm = *std::max_element(sh, sh + nb), mn = std::max(m[h], bm);
-      float corr = libm::exp(m[h] - mn);
-      l[h] *= corr;
-      scale_row(corr, acc + h * Dv, Dv);
-      l[h] += Kernel::exp_shift(sh, nb, mn);
-      m[h] = mn;
-    }
+    for (std::size_t h = 0; h < Hg; ++h) softmax_block<Kernel>(&s[h * kBlock], nb, m[h], l[h], acc + h * Dv, Dv);
     for (std::size_t j = 0; n0 + nb + j < r1 && j < kAhead; ++j) prefetch_row(K + (n0 + nb + j) * k_stride, Dk);  // the next block's first keys
     // The weighted sums in about kPieces calls (a head pair's rows cut in pieces where there are
     // few pairs), and before each call a share of the rest of the next block's keys asked for
@@ -547,14 +551,7 @@ template <class Kernel, class T>
         prefetch_row(V[i] + (n0 + j) * v_stride, Dv);  // this block's value rows, read after its scores
         s[i][j] = Kernel::dot(q[i], k, Dk) * scale;
       }
-    for (int i = 0; i < 2; ++i) {
-      float bm = *std::max_element(s[i], s[i] + nb), mn = std::max(*m[i], bm);
-      float corr = libm::exp(*m[i] - mn);
-      *l[i] *= corr;
-      scale_row(corr, acc[i], Dv);
-      *l[i] += Kernel::exp_shift(s[i], nb, mn);
-      *m[i] = mn;
-    }
+    for (int i = 0; i < 2; ++i) softmax_block<Kernel>(s[i], nb, *m[i], *l[i], acc[i], Dv);
     for (std::size_t j = 0; n0 + nb + j < rows && j < kAhead; ++j)
       for (int i = 0; i < 2; ++i) prefetch_row(K[i] + (n0 + nb + j) * k_stride, Dk);  // the next block's first keys
     // the weighted sums in pieces, each after a share of the rest of the next block's keys (into L2)

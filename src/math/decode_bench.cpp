@@ -452,9 +452,8 @@ constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of 
 constexpr std::size_t kAhead = 16;   // cache rows requested ahead of the one being read
 constexpr std::size_t kPieceRows = 1024;  // cache rows per work item that a thread takes
 constexpr std::size_t kPieces = 8;   // calls of a block's weighted sums, each after a share of prefetches
+constexpr std::size_t kLockstepHeads = 1;  // the most query heads per KV head that a thread walks two items of at once
 
-// One KV head's query heads over rows [r0, r1) of its cache: running max m, sum l, and
-// unnormalized output acc (Hg, Dv), updated block by block (online softmax).
 // One head's online softmax over a block of nb scores s: the running max m and sum l take the block
 // in, the accumulator acc (Dv) is rescaled to the new max, s becomes exp(s - m).
 template <class Kernel>
@@ -467,103 +466,132 @@ template <class Kernel>
   m = mn;
 }
 
+// The shape every work item of a variant shares: Hg query heads per KV head, key and value rows
+// (Dk, Dv numbers, k_stride and v_stride apart), `rows` cached rows per item.
+struct WalkShape {
+  std::size_t Hg, k_stride, Dk, v_stride, Dv, rows;
+  float scale;
+};
+// One work item: one KV head's Hg query heads over its `rows` cached rows from K and V on, with
+// its running max m (Hg), sum l (Hg) and unnormalized output acc (Hg, Dv).
+template <class T>
+struct WalkItem {
+  const float* q;  // (Hg, Dk)
+  const T* K;      // (rows, k_stride)
+  const T* V;      // (rows, v_stride)
+  float *m, *l, *acc;
+};
+
+// One work item walked block by block (online softmax), in three steps per block of nb rows
+// from n0: the scores a pair of rows at a time, the block's softmax, the weighted sums in about
+// kPieces calls. attend_rows runs one item through them; attend_rows_two runs two in lockstep.
 template <class Kernel, class T>
-[[gnu::always_inline]] inline void attend_rows(const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
-                 std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1, float scale, float* m,
-                 float* l, float* acc) {
-  std::vector<float> s(Hg * kBlock);
-  for (std::size_t h = 0; h < Hg; ++h) m[h] = -INFINITY, l[h] = 0.0f;
-  std::fill(acc, acc + Hg * Dv, 0.0f);
-  for (std::size_t n0 = r0; n0 < r1; n0 += kBlock) {
-    std::size_t nb = std::min(kBlock, r1 - n0);
-    for (std::size_t j = 0; j < nb; ++j) {
-      const T* k = K + (n0 + j) * k_stride;
-      if (n0 + j + kAhead < r1) prefetch_row(k + kAhead * k_stride, Dk);
-      prefetch_row(V + (n0 + j) * v_stride, Dv);  // this block's value rows, read after its scores
-      const bool pair = j + 1 < nb;  // two key rows at a time: each query chunk loaded once for both
-      if (pair && n0 + j + 1 + kAhead < r1) prefetch_row(k + (kAhead + 1) * k_stride, Dk);
-      if (pair) prefetch_row(V + (n0 + j + 1) * v_stride, Dv);
-      std::size_t h = 0;
-      for (float d[8]; h + 4 <= Hg; h += 4) {
-        if (pair) {
-          Kernel::dot4x2(q + h * Dk, k, k + k_stride, Dk, d);
-          for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j + 1] = d[4 + u] * scale;
-        } else {
-          Kernel::dot4(q + h * Dk, k, Dk, d);
-        }
-        for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j] = d[u] * scale;
+class ItemWalk {
+ public:
+  [[gnu::always_inline]] ItemWalk(const WalkShape& w, const WalkItem<T>& it) : w_(w), it_(it), s_(w.Hg * kBlock) {
+    for (std::size_t h = 0; h < w.Hg; ++h) it.m[h] = -INFINITY, it.l[h] = 0.0f;
+    std::fill(it.acc, it.acc + w.Hg * w.Dv, 0.0f);
+  }
+
+  // Every head's scores of rows j and j + 1 of the block (one row when j is its last); returns
+  // how many rows it scored. Each key row is asked for kAhead rows ahead, each value row now.
+  [[gnu::always_inline]] std::size_t score(std::size_t n0, std::size_t nb, std::size_t j) {
+    const std::size_t Hg = w_.Hg, Dk = w_.Dk, ks = w_.k_stride, vs = w_.v_stride;
+    const T* k = it_.K + (n0 + j) * ks;
+    if (n0 + j + kAhead < w_.rows) prefetch_row(k + kAhead * ks, Dk);
+    prefetch_row(it_.V + (n0 + j) * vs, w_.Dv);  // this block's value rows, read after its scores
+    const bool pair = j + 1 < nb;  // two key rows at a time: each query chunk loaded once for both
+    if (pair && n0 + j + 1 + kAhead < w_.rows) prefetch_row(k + (kAhead + 1) * ks, Dk);
+    if (pair) prefetch_row(it_.V + (n0 + j + 1) * vs, w_.Dv);
+    float* s = s_.data();
+    std::size_t h = 0;
+    for (float d[8]; h + 4 <= Hg; h += 4) {
+      if (pair) {
+        Kernel::dot4x2(it_.q + h * Dk, k, k + ks, Dk, d);
+        for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j + 1] = d[4 + u] * w_.scale;
+      } else {
+        Kernel::dot4(it_.q + h * Dk, k, Dk, d);
       }
-      for (; h < Hg; ++h) {
-        s[h * kBlock + j] = Kernel::dot(q + h * Dk, k, Dk) * scale;
-        if (pair) s[h * kBlock + j + 1] = Kernel::dot(q + h * Dk, k + k_stride, Dk) * scale;
-      }
-      if (pair) ++j;
+      for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j] = d[u] * w_.scale;
     }
-    for (std::size_t h = 0; h < Hg; ++h) softmax_block<Kernel>(&s[h * kBlock], nb, m[h], l[h], acc + h * Dv, Dv);
-    for (std::size_t j = 0; n0 + nb + j < r1 && j < kAhead; ++j) prefetch_row(K + (n0 + nb + j) * k_stride, Dk);  // the next block's first keys
+    for (; h < Hg; ++h) {
+      s[h * kBlock + j] = Kernel::dot(it_.q + h * Dk, k, Dk) * w_.scale;
+      if (pair) s[h * kBlock + j + 1] = Kernel::dot(it_.q + h * Dk, k + ks, Dk) * w_.scale;
+    }
+    return pair ? 2 : 1;
+  }
+
+  // Every head's softmax over the block; the next block's first keys asked for. Returns how many
+  // calls the block's weighted sums take (values() with c = 0, 1, …).
+  [[gnu::always_inline]] std::size_t softmax(std::size_t n0, std::size_t nb) {
+    const std::size_t Hg = w_.Hg, rows = w_.rows;
+    for (std::size_t h = 0; h < Hg; ++h) softmax_block<Kernel>(&s_[h * kBlock], nb, it_.m[h], it_.l[h], it_.acc + h * w_.Dv, w_.Dv);
+    for (std::size_t j = 0; n0 + nb + j < rows && j < kAhead; ++j) prefetch_row(it_.K + (n0 + nb + j) * w_.k_stride, w_.Dk);
     // The weighted sums in about kPieces calls (a head pair's rows cut in pieces where there are
     // few pairs), and before each call a share of the rest of the next block's keys asked for
     // (into L2): the memory keeps streaming while this block's values are summed, instead of
     // waiting for the next block's scores to ask. A piece re-reads the accumulators, never
     // reorders a sum: the same numbers.
     const std::size_t pairs = (Hg + 1) / 2, cuts = std::max<std::size_t>(1, kPieces / pairs);
-    const std::size_t piece = (nb + cuts - 1) / cuts;
-    std::size_t pf = std::min(r1, n0 + nb + kAhead), pf_end = std::min(r1, n0 + nb + kBlock);
-    const std::size_t chunks = pairs * ((nb + piece - 1) / piece);
-    std::size_t chunk = 0;
-    auto prefetch_share = [&] {
-      std::size_t left = chunks - chunk++, n = pf_end > pf ? (pf_end - pf + left - 1) / left : 0;
-      for (; n > 0; --n, ++pf) prefetch_row<2>(K + pf * k_stride, Dk);
-    };
-    std::size_t h = 0;
-    for (; h + 2 <= Hg; h += 2)
-      for (std::size_t j0 = 0; j0 < nb; j0 += piece) {
-        prefetch_share();
-        Kernel::weighted_rows2(&s[h * kBlock + j0], &s[(h + 1) * kBlock + j0], V + (n0 + j0) * v_stride, v_stride,
-                               std::min(piece, nb - j0), acc + h * Dv, acc + (h + 1) * Dv, Dv);
-      }
-    if (h < Hg)
-      for (std::size_t j0 = 0; j0 < nb; j0 += piece) {
-        prefetch_share();
-        Kernel::weighted_rows(&s[h * kBlock + j0], V + (n0 + j0) * v_stride, v_stride, std::min(piece, nb - j0),
-                              acc + h * Dv, Dv);
-      }
+    piece_ = (nb + cuts - 1) / cuts;
+    per_pair_ = (nb + piece_ - 1) / piece_;
+    calls_ = pairs * per_pair_, call_ = 0;
+    pf_ = std::min(rows, n0 + nb + kAhead), pf_end_ = std::min(rows, n0 + nb + kBlock);
+    return calls_;
+  }
+
+  // Call c of the block's weighted sums: head pair c / per_pair (one head when Hg is odd and it
+  // is the last), rows of piece c % per_pair. Calls in order c = 0, 1, …: pair by pair, piece by piece.
+  [[gnu::always_inline]] void values(std::size_t n0, std::size_t nb, std::size_t c) {
+    const std::size_t Dv = w_.Dv, vs = w_.v_stride;
+    for (std::size_t n = pf_end_ > pf_ ? (pf_end_ - pf_ + (calls_ - call_) - 1) / (calls_ - call_) : 0; n > 0; --n, ++pf_)
+      prefetch_row<2>(it_.K + pf_ * w_.k_stride, w_.Dk);
+    ++call_;
+    const std::size_t h = 2 * (c / per_pair_), j0 = (c % per_pair_) * piece_, len = std::min(piece_, nb - j0);
+    const float* s = s_.data();
+    const T* v = it_.V + (n0 + j0) * vs;
+    if (h + 1 < w_.Hg)
+      Kernel::weighted_rows2(&s[h * kBlock + j0], &s[(h + 1) * kBlock + j0], v, vs, len, it_.acc + h * Dv, it_.acc + (h + 1) * Dv, Dv);
+    else
+      Kernel::weighted_rows(&s[h * kBlock + j0], v, vs, len, it_.acc + h * Dv, Dv);
+  }
+
+ private:
+  const WalkShape& w_;
+  WalkItem<T> it_;
+  std::vector<float> s_;  // (Hg, kBlock): the block's scores, then their exponentials
+  std::size_t piece_ = 0, per_pair_ = 0, calls_ = 0, call_ = 0;  // the block's weighted sums
+  std::size_t pf_ = 0, pf_end_ = 0;                              // the next block's keys still to ask for
+};
+
+// One work item over its rows, block by block.
+template <class Kernel, class T>
+[[gnu::always_inline]] inline void attend_rows(const WalkShape& w, const WalkItem<T>& item) {
+  ItemWalk<Kernel, T> a(w, item);
+  for (std::size_t n0 = 0; n0 < w.rows; n0 += kBlock) {
+    const std::size_t nb = std::min(kBlock, w.rows - n0);
+    for (std::size_t j = 0; j < nb;) j += a.score(n0, nb, j);
+    for (std::size_t c = 0, calls = a.softmax(n0, nb); c < calls; ++c) a.values(n0, nb, c);
   }
 }
 
-// Two work items of one query head each (MHA, naive MLA: a KV head read by one query head),
-// walked in lockstep row by row: the thread keeps two key streams and two value streams in flight
-// instead of one of each (one or two streams read 16-24 GB/s a thread on the Zen 5 VM, four
-// interleaved 31-35). Each item's arithmetic is attend_rows' for one head, in its order: scores row
-// by row, the block's online softmax, the weighted sums in kPieces calls, so the bits are the same.
+// Two work items of the same shape walked in lockstep: a pair of rows of one, the same pair of
+// the other, …; then both softmaxes; then the weighted sums call by call. The thread keeps two
+// key streams and two value streams in flight instead of one of each (one or two streams read
+// 16-24 GB/s a thread on the Zen 5 VM, four interleaved 31-35). Each item's arithmetic is
+// attend_rows' in its order, so the bits are the same as walking the two one after the other.
 template <class Kernel, class T>
-[[gnu::always_inline]] inline void attend_rows_two(const float* const q[2], const T* const K[2], std::size_t k_stride, std::size_t Dk,
-                     const T* const V[2], std::size_t v_stride, std::size_t Dv, std::size_t rows, float scale,
-                     float* const m[2], float* const l[2], float* const acc[2]) {
-  float s[2][kBlock];
-  for (int i = 0; i < 2; ++i) *m[i] = -INFINITY, *l[i] = 0.0f, std::fill(acc[i], acc[i] + Dv, 0.0f);
-  for (std::size_t n0 = 0; n0 < rows; n0 += kBlock) {
-    std::size_t nb = std::min(kBlock, rows - n0);
-    for (std::size_t j = 0; j < nb; ++j)
-      for (int i = 0; i < 2; ++i) {
-        const T* k = K[i] + (n0 + j) * k_stride;
-        if (n0 + j + kAhead < rows) prefetch_row(k + kAhead * k_stride, Dk);
-        prefetch_row(V[i] + (n0 + j) * v_stride, Dv);  // this block's value rows, read after its scores
-        s[i][j] = Kernel::dot(q[i], k, Dk) * scale;
-      }
-    for (int i = 0; i < 2; ++i) softmax_block<Kernel>(s[i], nb, *m[i], *l[i], acc[i], Dv);
-    for (std::size_t j = 0; n0 + nb + j < rows && j < kAhead; ++j)
-      for (int i = 0; i < 2; ++i) prefetch_row(K[i] + (n0 + nb + j) * k_stride, Dk);  // the next block's first keys
-    // the weighted sums in pieces, each after a share of the rest of the next block's keys (into L2)
-    const std::size_t piece = (nb + kPieces - 1) / kPieces, cuts = (nb + piece - 1) / piece;
-    std::size_t pf = std::min(rows, n0 + nb + kAhead), pf_end = std::min(rows, n0 + nb + kBlock);
-    const std::size_t share = (pf_end - pf + cuts - 1) / cuts;
-    for (std::size_t j0 = 0; j0 < nb; j0 += piece) {
-      for (std::size_t n = 0; n < share && pf < pf_end; ++n, ++pf)
-        for (int i = 0; i < 2; ++i) prefetch_row<2>(K[i] + pf * k_stride, Dk);
-      for (int i = 0; i < 2; ++i)
-        Kernel::weighted_rows(&s[i][j0], V[i] + (n0 + j0) * v_stride, v_stride, std::min(piece, nb - j0), acc[i], Dv);
+[[gnu::always_inline]] inline void attend_rows_two(const WalkShape& w, const WalkItem<T>& first, const WalkItem<T>& second) {
+  ItemWalk<Kernel, T> a(w, first), b(w, second);
+  for (std::size_t n0 = 0; n0 < w.rows; n0 += kBlock) {
+    const std::size_t nb = std::min(kBlock, w.rows - n0);
+    for (std::size_t j = 0; j < nb;) {
+      a.score(n0, nb, j);
+      j += b.score(n0, nb, j);
     }
+    const std::size_t calls = a.softmax(n0, nb);
+    b.softmax(n0, nb);
+    for (std::size_t c = 0; c < calls; ++c) a.values(n0, nb, c), b.values(n0, nb, c);
   }
 }
 
@@ -571,44 +599,30 @@ template <class Kernel, class T>
 // weighted sums (and the walk's softmax) inline into one loop, instead of a call per pair of rows
 // that the compiler could not inline across instruction sets. The same operations in the same order.
 template <class T>
-void walk(PortableKernel, const float* q, std::size_t Hg, const T* K, std::size_t k_stride, std::size_t Dk, const T* V,
-          std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1, float scale, float* m, float* l, float* acc) {
-  attend_rows<PortableKernel>(q, Hg, K, k_stride, Dk, V, v_stride, Dv, r0, r1, scale, m, l, acc);
+void walk(PortableKernel, const WalkShape& w, const WalkItem<T>& item) {
+  attend_rows<PortableKernel>(w, item);
 }
 template <class T>
-void walk_two(PortableKernel, const float* const q[2], const T* const K[2], std::size_t k_stride, std::size_t Dk,
-              const T* const V[2], std::size_t v_stride, std::size_t Dv, std::size_t rows, float scale, float* const m[2],
-              float* const l[2], float* const acc[2]) {
-  attend_rows_two<PortableKernel>(q, K, k_stride, Dk, V, v_stride, Dv, rows, scale, m, l, acc);
+void walk_two(PortableKernel, const WalkShape& w, const WalkItem<T>& a, const WalkItem<T>& b) {
+  attend_rows_two<PortableKernel>(w, a, b);
 }
 #ifdef ATTNLAB_AVX2_KERNEL
 template <class T>
-__attribute__((target("avx2,fma"))) void walk(Avx2Kernel, const float* q, std::size_t Hg, const T* K, std::size_t k_stride,
-                                              std::size_t Dk, const T* V, std::size_t v_stride, std::size_t Dv,
-                                              std::size_t r0, std::size_t r1, float scale, float* m, float* l, float* acc) {
-  attend_rows<Avx2Kernel>(q, Hg, K, k_stride, Dk, V, v_stride, Dv, r0, r1, scale, m, l, acc);
+__attribute__((target("avx2,fma"))) void walk(Avx2Kernel, const WalkShape& w, const WalkItem<T>& item) {
+  attend_rows<Avx2Kernel>(w, item);
 }
 template <class T>
-__attribute__((target("avx2,fma"))) void walk_two(Avx2Kernel, const float* const q[2], const T* const K[2],
-                                                  std::size_t k_stride, std::size_t Dk, const T* const V[2],
-                                                  std::size_t v_stride, std::size_t Dv, std::size_t rows, float scale,
-                                                  float* const m[2], float* const l[2], float* const acc[2]) {
-  attend_rows_two<Avx2Kernel>(q, K, k_stride, Dk, V, v_stride, Dv, rows, scale, m, l, acc);
+__attribute__((target("avx2,fma"))) void walk_two(Avx2Kernel, const WalkShape& w, const WalkItem<T>& a, const WalkItem<T>& b) {
+  attend_rows_two<Avx2Kernel>(w, a, b);
 }
 template <class T>
-__attribute__((target("avx512f,avx2,fma"))) void walk(Avx512Kernel, const float* q, std::size_t Hg, const T* K,
-                                                      std::size_t k_stride, std::size_t Dk, const T* V,
-                                                      std::size_t v_stride, std::size_t Dv, std::size_t r0, std::size_t r1,
-                                                      float scale, float* m, float* l, float* acc) {
-  attend_rows<Avx512Kernel>(q, Hg, K, k_stride, Dk, V, v_stride, Dv, r0, r1, scale, m, l, acc);
+__attribute__((target("avx512f,avx2,fma"))) void walk(Avx512Kernel, const WalkShape& w, const WalkItem<T>& item) {
+  attend_rows<Avx512Kernel>(w, item);
 }
 template <class T>
-__attribute__((target("avx512f,avx2,fma"))) void walk_two(Avx512Kernel, const float* const q[2], const T* const K[2],
-                                                          std::size_t k_stride, std::size_t Dk, const T* const V[2],
-                                                          std::size_t v_stride, std::size_t Dv, std::size_t rows,
-                                                          float scale, float* const m[2], float* const l[2],
-                                                          float* const acc[2]) {
-  attend_rows_two<Avx512Kernel>(q, K, k_stride, Dk, V, v_stride, Dv, rows, scale, m, l, acc);
+__attribute__((target("avx512f,avx2,fma"))) void walk_two(Avx512Kernel, const WalkShape& w, const WalkItem<T>& a,
+                                                          const WalkItem<T>& b) {
+  attend_rows_two<Avx512Kernel>(w, a, b);
 }
 #endif
 
@@ -679,38 +693,33 @@ struct VariantState final : DecodeStep::State {
     // The threads take pieces from a shared counter: a thread that the machine slows down takes
     // fewer, instead of the others waiting for its fixed share at the end of the step.
     std::atomic<std::size_t> next{0};
-    // Where a KV head has one query head, the threads take two items at a time (0 and 1, 2 and 3,
-    // …: the same pairs at any thread count) and walk them in lockstep when their rows are as many.
-    const std::size_t step = Hg == 1 ? 2 : 1;
+    // The threads take two items at a time (0 and 1, 2 and 3, …: the same pairs at any thread
+    // count) and walk them in lockstep when their rows are as many, where a KV head has at most
+    // kLockstepHeads query heads (MHA, naive MLA). GQA's 4 heads walked two items at once measured
+    // no faster (its own arithmetic, not the streams, holds it back; docs/ARCHITECTURE.md), and
+    // where a KV head has many (MQA, absorbed MLA) a second item's scores and accumulators would
+    // crowd the first's out of L1.
+    const std::size_t step = Hg <= kLockstepHeads ? 2 : 1;
+    auto item_at = [&](std::size_t item, std::size_t& rows) {
+      std::size_t sq = item / splits, sp = item % splits;
+      std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
+      rows = r1 - r0;
+      return WalkItem<T>{q.data() + ((sq / v.G) * v.H + (sq % v.G) * Hg) * Dk, K.get() + (sq * N + r0) * k_stride,
+                         Vbase + (sq * N + r0) * v_stride, &m[item * Hg], &l[item * Hg], &acc[item * Hg * Dv]};
+    };
     parallel_for(thread_count(), 1, [&](std::size_t, std::size_t) {
       for (std::size_t it; (it = next.fetch_add(step, std::memory_order_relaxed)) < items;) {
+        std::size_t rows0 = 0, rows1 = 0;
+        const WalkItem<T> first = item_at(it, rows0);
         if (step == 2 && it + 1 < items) {
-          const float* qs[2];
-          const T *Ks[2], *Vs[2];
-          float *ms[2], *ls[2], *accs[2];
-          std::size_t len[2];
-          for (std::size_t i = 0; i < 2; ++i) {
-            std::size_t item = it + i, sq = item / splits, sp = item % splits;
-            std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
-            qs[i] = q.data() + ((sq / v.G) * v.H + (sq % v.G) * Hg) * Dk;
-            Ks[i] = K.get() + (sq * N + r0) * k_stride;
-            Vs[i] = Vbase + (sq * N + r0) * v_stride;
-            ms[i] = &m[item * Hg], ls[i] = &l[item * Hg], accs[i] = &acc[item * Hg * Dv];
-            len[i] = r1 - r0;
-          }
-          if (len[0] == len[1]) {
-            walk_two<T>(Kernel{}, qs, Ks, k_stride, Dk, Vs, v_stride, Dv, len[0], scale, ms, ls, accs);
+          const WalkItem<T> second = item_at(it + 1, rows1);
+          if (rows0 == rows1) {
+            walk_two<T>(Kernel{}, WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows0, scale}, first, second);
             continue;
           }
+          walk<T>(Kernel{}, WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows1, scale}, second);
         }
-        for (std::size_t item = it; item < std::min(items, it + step); ++item) {  // one at a time
-          std::size_t sq = item / splits, sp = item % splits;
-          std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
-          std::size_t batch = sq / v.G, g = sq % v.G;
-          const float* qh = q.data() + (batch * v.H + g * Hg) * Dk;
-          walk<T>(Kernel{}, qh, Hg, K.get() + sq * N * k_stride, k_stride, Dk, Vbase + sq * N * v_stride, v_stride, Dv,
-                              r0, r1, scale, &m[item * Hg], &l[item * Hg], &acc[item * Hg * Dv]);
-        }
+        walk<T>(Kernel{}, WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows0, scale}, first);
       }
     });
     for (std::size_t sq = 0; sq < seqs; ++sq)
@@ -770,8 +779,8 @@ struct ComputeState final : ComputeLoop::State {
         while (next.fetch_add(1, std::memory_order_relaxed) < calls) {
           // values in the keys' rows (absorbed MLA) or, for another shape, the same rows again
           const float* kt = k.get() + t * kRows * v.Dk;
-          walk<float>(Kernel{}, q[t].data(), Hg, kt, v.Dk, v.Dk, kt, v.Dk, v.Dv, 0, kRows, scale,
-                              m[t].data(), l[t].data(), acc[t].data());
+          walk<float>(Kernel{}, WalkShape{Hg, v.Dk, v.Dk, v.Dk, v.Dv, kRows, scale},
+                      WalkItem<float>{q[t].data(), kt, kt, m[t].data(), l[t].data(), acc[t].data()});
           s += acc[t][0] / l[t][0];  // a dependency on each call: it cannot be left out
         }
         part[t] = s;

@@ -124,6 +124,7 @@ inline void scale_row(float s, float* acc, std::size_t n) {
 
 // The portable kernel: GCC vectors, compiled for the baseline instruction set (SSE2 on x86-64).
 struct PortableKernel {
+  static constexpr bool kFourKeys = false;  // no dot4x4: four query rows take two key rows at a time
   template <class T>
   static float dot(const float* q, const T* k, std::size_t n) { return attn::dot(q, k, n); }
   // acc[c] += Σ_j p[j] · V[j·stride + c] for c < n: one head's weighted sum over a block of rows
@@ -164,6 +165,7 @@ __attribute__((target("avx2,fma"))) inline __m256 avx_load8(const std::uint16_t*
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 struct Avx2Kernel {
+  static constexpr bool kFourKeys = false;
   template <class T>
   __attribute__((target("avx2,fma"))) static float dot(const float* q, const T* k, std::size_t n) {
     __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
@@ -345,7 +347,48 @@ ATTNLAB_AVX512 inline void sums4x2(const __m512* a, const __m512* b, float* out)
   _mm512_store_ps(t, u);
   for (int k = 0; k < 4; ++k) out[k] = t[4 * k], out[4 + k] = t[4 * k + 1];
 }
+// The 16 sums of a[i] in lane (i mod 4)·4 + i / 4 of the result: four rounds of pairing, halves,
+// then 128-bit lanes, then pairs within them. With a[r·4 + u] the chains of query row u and key row
+// r, 128-bit lane u holds query row u's sums against the four key rows.
+ATTNLAB_AVX512 inline __m512 sums16(const __m512* a) {
+  __m512 t[8], w[4];
+  for (int p = 0; p < 8; ++p)
+    t[p] = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(kAll, a[2 * p], a[2 * p + 1], 0x44),
+                         _mm512_maskz_shuffle_f32x4(kAll, a[2 * p], a[2 * p + 1], 0xEE));
+  for (int p = 0; p < 4; ++p)
+    w[p] = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(kAll, t[2 * p], t[2 * p + 1], 0x88),
+                         _mm512_maskz_shuffle_f32x4(kAll, t[2 * p], t[2 * p + 1], 0xDD));  // lane b: a[4p + b]
+  __m512 y = _mm512_add_ps(_mm512_maskz_unpacklo_ps(kAll, w[0], w[1]), _mm512_maskz_unpackhi_ps(kAll, w[0], w[1]));
+  __m512 z = _mm512_add_ps(_mm512_maskz_unpacklo_ps(kAll, w[2], w[3]), _mm512_maskz_unpackhi_ps(kAll, w[2], w[3]));
+  return _mm512_add_ps(_mm512_maskz_shuffle_ps(kAll, y, z, 0x44), _mm512_maskz_shuffle_ps(kAll, y, z, 0xEE));
+}
 struct Avx512Kernel {
+  static constexpr bool kFourKeys = true;
+  // 4 query rows against 4 key rows k0 + r·stride: 16 chains, each query chunk loaded once for the
+  // four keys; out[u·4 + r] = q_u · k_r.
+  template <class T>
+  ATTNLAB_AVX512 static void dot4x4(const float* q, const T* k0, std::size_t stride, std::size_t n, float* out) {
+    __m512 a[16];
+    for (int i = 0; i < 16; ++i) a[i] = _mm512_setzero_ps();
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      __m512 x[4];
+      for (int r = 0; r < 4; ++r) x[r] = avx512_load16(k0 + r * stride + i);
+      for (int u = 0; u < 4; ++u) {
+        __m512 qq = _mm512_loadu_ps(q + u * n + i);
+        for (int r = 0; r < 4; ++r) a[r * 4 + u] = _mm512_fmadd_ps(qq, x[r], a[r * 4 + u]);
+      }
+    }
+    if (i < n) {
+      __m512 x[4];
+      for (int r = 0; r < 4; ++r) x[r] = avx512_load8(k0 + r * stride + i);
+      for (int u = 0; u < 4; ++u) {
+        __m512 qq = avx512_load8(q + u * n + i);
+        for (int r = 0; r < 4; ++r) a[r * 4 + u] = _mm512_fmadd_ps(qq, x[r], a[r * 4 + u]);
+      }
+    }
+    _mm512_storeu_ps(out, sums16(a));
+  }
   template <class T>
   ATTNLAB_AVX512 static float dot(const float* q, const T* k, std::size_t n) {
     __m512 a = _mm512_setzero_ps();
@@ -498,6 +541,23 @@ class ItemWalk {
   [[gnu::always_inline]] std::size_t score(std::size_t n0, std::size_t nb, std::size_t j) {
     const std::size_t Hg = w_.Hg, Dk = w_.Dk, ks = w_.k_stride, vs = w_.v_stride;
     const T* k = it_.K + (n0 + j) * ks;
+    if constexpr (Kernel::kFourKeys)
+      if (Hg >= 4 && j + 4 <= nb) {  // four key rows at a time: each query chunk loaded once for four
+        for (std::size_t r = 0; r < 4; ++r) {
+          if (n0 + j + r + kAhead < w_.rows) prefetch_row(k + (kAhead + r) * ks, Dk);
+          prefetch_row(it_.V + (n0 + j + r) * vs, w_.Dv);
+        }
+        float* s = s_.data();
+        std::size_t h = 0;
+        for (alignas(64) float d[16]; h + 4 <= Hg; h += 4) {
+          Kernel::dot4x4(it_.q + h * Dk, k, ks, Dk, d);
+          for (std::size_t u = 0; u < 4; ++u)
+            for (std::size_t r = 0; r < 4; ++r) s[(h + u) * kBlock + j + r] = d[u * 4 + r] * w_.scale;
+        }
+        for (; h < Hg; ++h)
+          for (std::size_t r = 0; r < 4; ++r) s[h * kBlock + j + r] = Kernel::dot(it_.q + h * Dk, k + r * ks, Dk) * w_.scale;
+        return 4;
+      }
     if (n0 + j + kAhead < w_.rows) prefetch_row(k + kAhead * ks, Dk);
     prefetch_row(it_.V + (n0 + j) * vs, w_.Dv);  // this block's value rows, read after its scores
     const bool pair = j + 1 < nb;  // two key rows at a time: each query chunk loaded once for both

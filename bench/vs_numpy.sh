@@ -18,7 +18,9 @@
 #       concat, W_O, per-head contributions and their sum. Two ways: whole processes (numpy's
 #       side then includes starting Python, importing numpy and OpenBLAS's spinning threads), and
 #       in-process at one thread each: numpy's RNG and math timed inside Python (time.process_time)
-#       against attnlab's whole run at --threads 1, with attnlab's system time beside it; and
+#       against attnlab's whole run at --threads 1, with attnlab's system time beside it (and
+#       the same run started right after another, "back to back": on a VM whose balloon takes
+#       freed memory back, a run after a pause pays the host's first touch as system time); and
 #       attnlab at every core against --threads 1 (wall)
 #   (c) mha 768/12/512 with --json FILE vs without: time, peak RSS, MB/s of JSON
 #   (d) attnlab lesson swiglu --d-model 4096 --d-ff 11008 (wall time), every core and --threads 1

@@ -526,8 +526,8 @@ struct WalkItem {
 };
 
 // One work item walked block by block (online softmax), in three steps per block of nb rows
-// from n0: the scores a pair of rows at a time, the block's softmax, the weighted sums in about
-// kPieces calls. attend_rows runs one item through them; attend_rows_two runs two in lockstep.
+// from n0: the scores two rows at a time (four with a kernel that has dot4x4 and a KV head of 4
+// query heads or more), the block's softmax, the weighted sums in about kPieces calls. attend_rows runs one item through them; attend_rows_two runs two in lockstep.
 template <class Kernel, class T>
 class ItemWalk {
  public:
@@ -536,8 +536,9 @@ class ItemWalk {
     std::fill(it.acc, it.acc + w.Hg * w.Dv, 0.0f);
   }
 
-  // Every head's scores of rows j and j + 1 of the block (one row when j is its last); returns
-  // how many rows it scored. Each key row is asked for kAhead rows ahead, each value row now.
+  // Every head's scores of rows j to j + 3 of the block (the four-key tile), else of rows j and
+  // j + 1 (one row when j is its last); returns how many rows it scored. Each key row is asked
+  // for kAhead rows ahead, each value row now.
   [[gnu::always_inline]] std::size_t score(std::size_t n0, std::size_t nb, std::size_t j) {
     const std::size_t Hg = w_.Hg, Dk = w_.Dk, ks = w_.k_stride, vs = w_.v_stride;
     const T* k = it_.K + (n0 + j) * ks;
@@ -617,7 +618,7 @@ class ItemWalk {
   }
 
  private:
-  const WalkShape& w_;
+  const WalkShape w_;  // a copy: its scale stays in a register across the stores into s_
   WalkItem<T> it_;
   std::vector<float> s_;  // (Hg, kBlock): the block's scores, then their exponentials
   std::size_t piece_ = 0, per_pair_ = 0, calls_ = 0, call_ = 0;  // the block's weighted sums
@@ -831,15 +832,15 @@ struct ComputeState final : ComputeLoop::State {
     // threads × reps calls, taken from a shared counter as the decode step takes its pieces: a
     // thread that the machine slows down takes fewer, so the peak is not the slowest thread's
     const float scale = 1.0f / std::sqrt(static_cast<float>(v.Dk));
-    const std::size_t calls = q.size() * reps;
+    const std::size_t Dk = v.Dk, Dv = v.Dv, calls = q.size() * reps;
     std::atomic<std::size_t> next{0};
     parallel_for(q.size(), 1, [&](std::size_t b, std::size_t e) {
       for (std::size_t t = b; t < e; ++t) {
         double s = 0;
         while (next.fetch_add(1, std::memory_order_relaxed) < calls) {
           // values in the keys' rows (absorbed MLA) or, for another shape, the same rows again
-          const float* kt = k.get() + t * kRows * v.Dk;
-          walk<float>(Kernel{}, WalkShape{Hg, v.Dk, v.Dk, v.Dk, v.Dv, kRows, scale},
+          const float* kt = k.get() + t * kRows * Dk;
+          walk<float>(Kernel{}, WalkShape{Hg, Dk, Dk, Dk, Dv, kRows, scale},
                       WalkItem<float>{q[t].data(), kt, kt, m[t].data(), l[t].data(), acc[t].data()});
           s += acc[t][0] / l[t][0];  // a dependency on each call: it cannot be left out
         }

@@ -492,7 +492,7 @@ struct Avx512Kernel {
 #endif
 
 constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
-constexpr std::size_t kAhead = 16;   // cache rows requested ahead of the one being read
+constexpr std::size_t kAhead = 8;    // cache rows requested ahead of the one being read (16 before 2026-12-07)
 constexpr std::size_t kPieceRows = 1024;  // cache rows per work item that a thread takes
 constexpr std::size_t kPieces = 8;   // calls of a block's weighted sums, each after a share of prefetches
 constexpr std::size_t kLockstepHeads = 1;  // the most query heads per KV head that a thread walks two items of at once

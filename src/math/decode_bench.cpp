@@ -527,7 +527,8 @@ struct WalkItem {
 
 // One work item walked block by block (online softmax), in three steps per block of nb rows
 // from n0: the scores two rows at a time (four with a kernel that has dot4x4 and a KV head of 4
-// query heads or more), the block's softmax, the weighted sums in about kPieces calls. attend_rows runs one item through them; attend_rows_two runs two in lockstep.
+// query heads or more), the block's softmax, the weighted sums in about kPieces calls.
+// attend_rows runs one item through them; attend_rows_two runs two in lockstep.
 template <class Kernel, class T>
 class ItemWalk {
  public:
@@ -536,50 +537,37 @@ class ItemWalk {
     std::fill(it.acc, it.acc + w.Hg * w.Dv, 0.0f);
   }
 
-  // Every head's scores of rows j to j + 3 of the block (the four-key tile), else of rows j and
-  // j + 1 (one row when j is its last); returns how many rows it scored. Each key row is asked
-  // for kAhead rows ahead, each value row now (prefetch_value).
+  // Every head's scores of rows j to j + 3 of the block (the four-key tile, with a kernel that has
+  // it and 4 query heads or more), else of rows j and j + 1 (one row when j is the block's last);
+  // returns how many rows it scored. Each key row is asked for kAhead rows ahead, each value row
+  // now (prefetch_value).
   [[gnu::always_inline]] std::size_t score(std::size_t n0, std::size_t nb, std::size_t j) {
     const std::size_t Hg = w_.Hg, Dk = w_.Dk, ks = w_.k_stride;
+    const std::size_t rows = Kernel::kFourKeys && Hg >= 4 && j + 4 <= nb ? 4 : j + 1 < nb ? 2 : 1;
     const T* k = it_.K + (n0 + j) * ks;
-    if constexpr (Kernel::kFourKeys)
-      if (Hg >= 4 && j + 4 <= nb) {  // four key rows at a time: each query chunk loaded once for four
-        for (std::size_t r = 0; r < 4; ++r) {
-          if (n0 + j + r + kAhead < w_.rows) prefetch_row(k + (kAhead + r) * ks, Dk);
-          prefetch_value(n0 + j + r);
-        }
-        float* s = s_.data();
-        std::size_t h = 0;
-        for (alignas(64) float d[16]; h + 4 <= Hg; h += 4) {
-          Kernel::dot4x4(it_.q + h * Dk, k, ks, Dk, d);
-          for (std::size_t u = 0; u < 4; ++u)
-            for (std::size_t r = 0; r < 4; ++r) s[(h + u) * kBlock + j + r] = d[u * 4 + r] * w_.scale;
-        }
-        for (; h < Hg; ++h)
-          for (std::size_t r = 0; r < 4; ++r) s[h * kBlock + j + r] = Kernel::dot(it_.q + h * Dk, k + r * ks, Dk) * w_.scale;
-        return 4;
-      }
-    if (n0 + j + kAhead < w_.rows) prefetch_row(k + kAhead * ks, Dk);
-    prefetch_value(n0 + j);
-    const bool pair = j + 1 < nb;  // two key rows at a time: each query chunk loaded once for both
-    if (pair && n0 + j + 1 + kAhead < w_.rows) prefetch_row(k + (kAhead + 1) * ks, Dk);
-    if (pair) prefetch_value(n0 + j + 1);
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (n0 + j + r + kAhead < w_.rows) prefetch_row(k + (kAhead + r) * ks, Dk);
+      prefetch_value(n0 + j + r);
+    }
+    // Groups of 4 query heads: each query chunk loaded once for all the rows scored.
     float* s = s_.data();
     std::size_t h = 0;
-    for (float d[8]; h + 4 <= Hg; h += 4) {
-      if (pair) {
-        Kernel::dot4x2(it_.q + h * Dk, k, k + ks, Dk, d);
-        for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j + 1] = d[4 + u] * w_.scale;
-      } else {
-        Kernel::dot4(it_.q + h * Dk, k, Dk, d);
-      }
-      for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j] = d[u] * w_.scale;
+    for (alignas(64) float d[16]; h + 4 <= Hg; h += 4) {
+      if constexpr (Kernel::kFourKeys)
+        if (rows == 4) {
+          Kernel::dot4x4(it_.q + h * Dk, k, ks, Dk, d);  // d[u·4 + r]
+          for (std::size_t u = 0; u < 4; ++u)
+            for (std::size_t r = 0; r < 4; ++r) s[(h + u) * kBlock + j + r] = d[u * 4 + r] * w_.scale;
+          continue;
+        }
+      if (rows == 2) Kernel::dot4x2(it_.q + h * Dk, k, k + ks, Dk, d);  // d[r·4 + u]
+      else Kernel::dot4(it_.q + h * Dk, k, Dk, d);
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t u = 0; u < 4; ++u) s[(h + u) * kBlock + j + r] = d[r * 4 + u] * w_.scale;
     }
-    for (; h < Hg; ++h) {
-      s[h * kBlock + j] = Kernel::dot(it_.q + h * Dk, k, Dk) * w_.scale;
-      if (pair) s[h * kBlock + j + 1] = Kernel::dot(it_.q + h * Dk, k + ks, Dk) * w_.scale;
-    }
-    return pair ? 2 : 1;
+    for (; h < Hg; ++h)
+      for (std::size_t r = 0; r < rows; ++r) s[h * kBlock + j + r] = Kernel::dot(it_.q + h * Dk, k + r * ks, Dk) * w_.scale;
+    return rows;
   }
 
   // Every head's softmax over the block; the next block's first keys asked for. Returns how many
@@ -769,6 +757,7 @@ struct VariantState final : DecodeStep::State {
     // where a KV head has many (MQA, absorbed MLA) a second item's scores and accumulators would
     // crowd the first's out of L1.
     const std::size_t step = Hg <= kLockstepHeads ? 2 : 1;
+    auto shape = [&](std::size_t rows) { return WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows, scale}; };
     auto item_at = [&](std::size_t item, std::size_t& rows) {
       std::size_t sq = item / splits, sp = item % splits;
       std::size_t r0 = N * sp / splits, r1 = N * (sp + 1) / splits;
@@ -783,12 +772,12 @@ struct VariantState final : DecodeStep::State {
         if (step == 2 && it + 1 < items) {
           const WalkItem<T> second = item_at(it + 1, rows1);
           if (rows0 == rows1) {
-            walk_two<T>(Kernel{}, WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows0, scale}, first, second);
+            walk_two<T>(Kernel{}, shape(rows0), first, second);
             continue;
           }
-          walk<T>(Kernel{}, WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows1, scale}, second);
+          walk<T>(Kernel{}, shape(rows1), second);
         }
-        walk<T>(Kernel{}, WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows0, scale}, first);
+        walk<T>(Kernel{}, shape(rows0), first);
       }
     });
     for (std::size_t sq = 0; sq < seqs; ++sq)

@@ -117,6 +117,22 @@ TEST_CASE("bench: every kernel's decode step is attention over the whole cache, 
       }
 }
 
+TEST_CASE("bench: every kernel's block max is the largest score, wherever it sits in the block", "[bench]") {
+  // Softmax is the same for any shift, so the decode tests above pass with a wrong max; only the
+  // range (overflow, underflow) depends on it. Blocks of 1 to 70 scores: the 8- and 16-wide steps
+  // and every tail length; the largest score at each position, the rest below it (negative, as
+  // scaled scores often are).
+  for (DecodeKernel k : {DecodeKernel::Portable, DecodeKernel::Avx2, DecodeKernel::Avx512})
+    for (std::size_t n = 1; n <= 70; ++n)
+      for (std::size_t at = 0; at < n; ++at) {
+        std::vector<float> s(n);
+        for (std::size_t j = 0; j < n; ++j) s[j] = -1.0f - static_cast<float>((j * 7) % 13);
+        s[at] = 0.5f + static_cast<float>(n);
+        INFO(decode_kernel_name(k) << ": " << n << " scores, the largest at " << at);
+        REQUIRE(bench_block_max(k, s.data(), n) == *std::max_element(s.begin(), s.end()));
+      }
+}
+
 TEST_CASE("bench: a decode step's result has the same bits at 1, 2 and 3 threads", "[bench]") {
   // The cache is cut in pieces of 1,024 rows whatever the thread count, threads take pieces from a
   // shared counter, and the pieces are combined in a fixed order: the bits cannot depend on who

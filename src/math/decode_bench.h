@@ -127,4 +127,9 @@ struct BenchReference {
 };
 BenchReference bench_decode_reference(const BenchVariant& v, std::uint64_t B, std::uint64_t N, int bytes_per_number);
 
+// The largest of s[0..n) as the given kernel's online softmax finds it (the kernel resolved as
+// the decode step resolves it). For tests: a block max below the true one lets exp overflow,
+// one above it lets the block's weights underflow, while small scores hide either.
+float bench_block_max(DecodeKernel kernel, const float* s, std::size_t n);
+
 }  // namespace attn

@@ -133,6 +133,30 @@ TEST_CASE("bench: every kernel's block max is the largest score, wherever it sit
       }
 }
 
+TEST_CASE("bench: the stream read adds every word once, at any thread count", "[bench]") {
+  // Words 0, 1, 2, … (no wrap at these sizes): the sum is n(n − 1)/2 only if no word is skipped
+  // or read twice. 16 words: one thread's tail; 48 and 4,112: chunks whose four streams leave a
+  // tail; 65,552: long streams with the 2 KiB prefetch (a sum still below 2^32).
+  struct ThreadsGuard {
+    ~ThreadsGuard() { set_threads(0); }
+  } guard;
+  for (std::size_t threads : {1, 2, 3})
+    for (std::size_t n : {16, 48, 4112, 65552}) {
+      set_threads(threads);
+      std::vector<std::uint32_t> w(n);
+      for (std::size_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>(i);
+      INFO(n << " words, " << threads << " threads");
+      CHECK(bench_stream_read(w.data(), n) == static_cast<double>(n) * static_cast<double>(n - 1) / 2);
+    }
+  // A decode step's own cache: every byte of it (MHA at 100 rows, 4 heads of 8 + 8 floats: 25,600
+  // bytes; bf16: half), read the same way twice
+  for (int bytes : {4, 2}) {
+    DecodeStep step(bench_variants(4, 2, 8, 16, 8).front(), 1, 100, bytes);
+    CHECK(step.read_cache_bytes() == step.bytes());
+    CHECK(step.read_cache() == step.read_cache());
+  }
+}
+
 TEST_CASE("bench: a decode step's result has the same bits at 1, 2 and 3 threads", "[bench]") {
   // The cache is cut in pieces of 1,024 rows whatever the thread count, threads take pieces from a
   // shared counter, and the pieces are combined in a fixed order: the bits cannot depend on who
@@ -306,8 +330,8 @@ TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand f
   const Want want[] = {{"mha", 393216, 196608, 0.5}, {"gqa", 196608, 196608, 1.0}, {"mqa", 32768, 196608, 6.0}, {"mla_naive", 491520, 245760, 0.5},
                        {"mla_absorbed", 73728, 835584, 835584.0 / 73728.0}};
   REQUIRE(j["variants"].size() == 5);
-  const double balance = j["balance_flop_per_byte"].get<double>();
-  CHECK(balance == Approx(j["compute"]["gflop_per_s"].get<double>() / j["memory"]["gb_per_s"].get<double>()));
+  const double balance = j["balance_flop_per_byte"].get<double>(), W_ = j["memory"]["gb_per_s"].get<double>();
+  CHECK(balance == Approx(j["compute"]["gflop_per_s"].get<double>() / W_));
   for (std::size_t k = 0; k < 5; ++k) {
     const auto& v = j["variants"][k];
     INFO(want[k].name);
@@ -318,9 +342,19 @@ TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand f
     // the bound is computed from the balance point measured in the same run
     CHECK(v["bound"] == bound_name(bound_of(want[k].fpb, balance)));
   }
-  // the rounds: 2, each with a stream read before each of the 5 variants and one after the last
+  // the rounds: 2, each with a stream read of the separate array before the 5 variants and one
+  // after them, and each variant's own cache read just before it
   CHECK(j["rounds"] == 2);
-  CHECK(j["memory"]["samples"] == 2 * (5 + 1));
+  CHECK(j["memory"]["samples"] == 2 * 2);
+  for (std::size_t k = 0; k < 5; ++k) {
+    const auto& v = j["variants"][k];
+    INFO(want[k].name);
+    // its own cache, every byte (the sizes here are multiples of 64 bytes)
+    CHECK(v["own_read"]["bytes"] == want[k].bytes);
+    CHECK(v["own_read"]["samples"] == 2);
+    CHECK(v["ratio_to_own_read"].get<double>() == Approx(v["gb_per_s"].get<double>() / v["own_read"]["gb_per_s"].get<double>()));
+    CHECK(v["ratio_to_memory"].get<double>() == Approx(v["gb_per_s"].get<double>() / W_));
+  }
   CHECK(j["compute"]["samples"] == 2);
   CHECK(j["compute"]["width"] == 256 + 32);
   // why a cache N× smaller buys only M×: N from the byte counts, M from the roofline at the
@@ -381,7 +415,9 @@ TEST_CASE("bench: the rounds interleave every variant in a rotating order", "[be
   Rounds r = run_rounds(steps, read, compute, 3, 0.0);
   REQUIRE(r.steps.size() == 5);
   for (const Timing& t : r.steps) CHECK(t.seconds.size() == 3);
-  CHECK(r.read.seconds.size() == 3 * 6);
+  CHECK(r.read.seconds.size() == 3 * 2);
+  REQUIRE(r.own_reads.size() == 5);
+  for (const Timing& t : r.own_reads) CHECK(t.seconds.size() == 3);
   CHECK(r.compute.seconds.size() == 3);
   CHECK(r.orders.size() == 3);
   CHECK(r.orders[1] == round_order(5, 1));

@@ -25,20 +25,22 @@ Rounds run_rounds(std::vector<DecodeStep>& steps, StreamRead& read, ComputeLoop&
   const std::size_t n = steps.size();
   Rounds r;
   r.checksums.assign(n, 0.0);
-  std::vector<std::vector<double>> step_s(n);
+  std::vector<std::vector<double>> step_s(n), own_s(n);
   std::vector<double> read_s, compute_s;
   volatile double sink = read.run() + compute.run();  // warm-up: pages, caches, clocks
   for (std::size_t i = 0; i < n; ++i) r.checksums[i] = steps[i].run();
   for (std::size_t round = 0; round < rounds; ++round) {
     r.orders.push_back(round_order(n, round));
     compute_s.push_back(time_sample([&] { sink = compute.run(); }, sample_seconds));
+    read_s.push_back(time_sample([&] { sink = read.run(); }, sample_seconds));
     for (std::size_t i : r.orders.back()) {
-      read_s.push_back(time_sample([&] { sink = read.run(); }, sample_seconds));
+      own_s[i].push_back(time_sample([&] { sink = steps[i].read_cache(); }, sample_seconds));
       step_s[i].push_back(time_sample([&] { r.checksums[i] = steps[i].run(); }, sample_seconds));
     }
     read_s.push_back(time_sample([&] { sink = read.run(); }, sample_seconds));
   }
   for (auto& s : step_s) r.steps.push_back(summarize(std::move(s)));
+  for (auto& s : own_s) r.own_reads.push_back(summarize(std::move(s)));
   r.read = summarize(std::move(read_s));
   r.compute = summarize(std::move(compute_s));
   (void)sink;

@@ -27,13 +27,15 @@ DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, s
 // (first, after each other item) as often over n rounds.
 std::vector<std::size_t> round_order(std::size_t n, std::size_t round);
 
-// `rounds` rounds; in each, the variants in round_order, a stream read before each variant and
-// one after the last, and the compute loop once. Each sample repeats its kernel for
-// sample_seconds (once at least) and is seconds per run.
+// `rounds` rounds; in each, the compute loop once, a stream read of the separate array, the
+// variants in round_order, each just after a stream read of its own cache, and the separate
+// array read again after the last. Each sample repeats its kernel for sample_seconds (once at
+// least) and is seconds per run.
 struct Rounds {
   std::vector<Timing> steps;       // per variant: seconds per decode step, one sample a round
   std::vector<double> checksums;   // per variant, from its last step
-  Timing read;                     // seconds per stream read: (variants + 1) samples a round
+  Timing read;                     // seconds per stream read of the separate array: 2 samples a round
+  std::vector<Timing> own_reads;   // per variant: seconds per stream read of its own cache, one a round
   Timing compute;                  // seconds per compute loop: one sample a round
   std::vector<std::vector<std::size_t>> orders;  // the order of each round
 };

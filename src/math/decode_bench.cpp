@@ -770,12 +770,53 @@ float bench_cache_number(std::size_t i, std::uint32_t salt, int bytes_per_number
 float bench_query_number(std::size_t i) { return static_cast<float>(i % 7) / 7.0f - 0.4f; }
 
 
+inline v8u32 load8_words(const unsigned char* p) {
+  v8u32 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Reads 4-byte words base[0..n) (n a multiple of 16) once, split across every thread: four streams a thread, each line
+// requested 2 KiB ahead, the words added as integers (whatever they hold: floats, a bf16 cache's
+// pairs, with no slow path for odd bit patterns); returns the sum so the reads cannot be left out.
+double stream_read(const void* base, std::size_t n) {
+  const std::size_t threads = thread_count();
+  std::vector<std::uint32_t> part(threads);
+  const unsigned char* bytes = static_cast<const unsigned char*>(base);
+  parallel_for(threads, 1, [&](std::size_t tb, std::size_t te) {
+    for (std::size_t t = tb; t < te; ++t) {
+      std::size_t chunk = (n / threads) & ~std::size_t{15};
+      const unsigned char* p = bytes + 4 * t * chunk;
+      std::size_t len = t + 1 == threads ? n - t * chunk : chunk;
+      // four streams per thread, each line requested 2 KiB ahead: the most this kernel can
+      // read, which is what a bandwidth-bound decode kernel can reach
+      std::size_t sub = (len / 4) & ~std::size_t{15};
+      const unsigned char* q[4] = {p, p + 4 * sub, p + 8 * sub, p + 12 * sub};
+      v8u32 s[4] = {};
+      for (std::size_t i = 0; i < sub; i += 16)
+        for (int k = 0; k < 4; ++k) {
+          if (i + 512 < sub) __builtin_prefetch(q[k] + 4 * (i + 512));  // never past this stream's end
+          s[k] += load8_words(q[k] + 4 * i) + load8_words(q[k] + 4 * (i + 8));
+        }
+      v8u32 tail = {};
+      for (std::size_t i = 4 * sub; i + 16 <= len; i += 16) tail += load8_words(p + 4 * i) + load8_words(p + 4 * (i + 8));
+      v8u32 all = (s[0] + s[1]) + (s[2] + s[3]) + tail;
+      std::uint32_t sum = 0;
+      for (int k = 0; k < 8; ++k) sum += all[k];
+      part[t] = sum;
+    }
+  });
+  double s = 0;
+  for (std::uint32_t x : part) s += static_cast<double>(x);
+  return s;
+}
+
 // One variant's decode step, set up once: its cache filled (in parallel, so the reading threads
 // touch their pages first), the queries, the per-thread partial results.
 template <class Kernel, class T>
 struct VariantState final : DecodeStep::State {
   BenchVariant v;
-  std::size_t B, N, Hg, Dk, Dv, k_stride, v_stride, seqs, splits, items;
+  std::size_t B, N, Hg, Dk, Dv, k_stride, v_stride, seqs, splits, items, read_words = 0;
   HugeArray<T> K, Vc;
   const T* Vbase;
   std::vector<float> q, m, l, acc, out;
@@ -803,6 +844,7 @@ struct VariantState final : DecodeStep::State {
     fill(K.get(), rows * k_stride, kKeySalt);
     if (Vc) fill(Vc.get(), rows * v_stride, kValueSalt);
     Vbase = v.values_in_keys ? K.get() : Vc.get();
+    read_words = cache_words(K.get(), seqs * n * k_stride) + (Vc ? cache_words(Vc.get(), seqs * n * v_stride) : 0);
     q.resize(B * v.H * Dk);
     for (std::size_t i = 0; i < q.size(); ++i) q[i] = bench_query_number(i);
     scale = 1.0f / std::sqrt(static_cast<float>(Dk));
@@ -812,6 +854,15 @@ struct VariantState final : DecodeStep::State {
     items = seqs * splits;
     m.resize(items * Hg), l.resize(items * Hg), acc.resize(items * Hg * Dv), out.resize(B * v.H * Dv);
   }
+
+  // The cache's 4-byte words that read_cache() reads: count numbers of T, rounded down to 16 words.
+  static std::size_t cache_words(const T*, std::size_t count) { return count * sizeof(T) / 4 / 16 * 16; }
+  double read_cache() override {
+    double s = stream_read(K.get(), cache_words(K.get(), seqs * N * k_stride));
+    if (Vc) s += stream_read(Vc.get(), cache_words(Vc.get(), seqs * N * v_stride));
+    return s;
+  }
+  std::uint64_t read_cache_bytes() const override { return std::uint64_t{4} * read_words; }
 
   double run() override {
     // The threads take pieces from a shared counter: a thread that the machine slows down takes
@@ -1016,34 +1067,8 @@ StreamRead::StreamRead(std::size_t floats) : n_(floats - floats % 16) {
 }
 StreamRead::~StreamRead() = default;
 
-double StreamRead::run() {
-  const std::size_t n = n_, threads = thread_count();
-  const float* base = array_;
-  std::vector<double> part(threads);
-  parallel_for(threads, 1, [&](std::size_t tb, std::size_t te) {
-    for (std::size_t t = tb; t < te; ++t) {
-      std::size_t chunk = (n / threads) & ~std::size_t{15};
-      const float* p = base + t * chunk;
-      std::size_t len = t + 1 == threads ? n - t * chunk : chunk;
-      // four streams per thread, each line requested 2 KiB ahead: the most this kernel can
-      // read, which is what a bandwidth-bound decode kernel can reach
-      std::size_t sub = (len / 4) & ~std::size_t{15};
-      const float* q[4] = {p, p + sub, p + 2 * sub, p + 3 * sub};
-      v8f s[4] = {};
-      for (std::size_t i = 0; i < sub; i += 16)
-        for (int k = 0; k < 4; ++k) {
-          if (i + 512 < sub) __builtin_prefetch(q[k] + i + 512);  // never past this stream's end
-          s[k] += load8(q[k] + i) + load8(q[k] + i + 8);
-        }
-      v8f tail = {};
-      for (std::size_t i = 4 * sub; i + 16 <= len; i += 16) tail += load8(p + i) + load8(p + i + 8);
-      part[t] = hsum((s[0] + s[1]) + (s[2] + s[3]) + tail);
-    }
-  });
-  double s = 0;
-  for (double x : part) s += x;
-  return s;
-}
+double StreamRead::run() { return stream_read(array_, n_); }
+double bench_stream_read(const void* words, std::size_t n) { return stream_read(words, n); }
 
 StreamTriad::StreamTriad(std::size_t floats) : n_(floats - floats % 16) {
   auto arrays = std::make_shared<std::vector<HugeArray<float>>>();

@@ -53,6 +53,11 @@ class DecodeStep {
   // One step (one token for each of the B sequences); returns Σ out[i]·(1 + i mod 97) over the
   // outputs, so the work cannot be optimized away.
   double run() { return state_->run(); }
+  // The stream read (StreamRead's kernel) over this step's own cache: the bandwidth of the very
+  // pages the step reads, which on a VM can differ from another array's by a fifth. Returns the
+  // sum of the words read; read_cache_bytes() says how many bytes (the cache, to 64 bytes).
+  double read_cache() { return state_->read_cache(); }
+  std::uint64_t read_cache_bytes() const { return state_->read_cache_bytes(); }
   std::uint64_t bytes() const { return bytes_; }  // cache bytes read per step
   std::uint64_t flops() const { return flops_; }
   const std::string& kernel() const { return kernel_; }  // "avx512", "avx2" or "portable"
@@ -60,6 +65,8 @@ class DecodeStep {
   struct State {
     virtual ~State() = default;
     virtual double run() = 0;
+    virtual double read_cache() = 0;
+    virtual std::uint64_t read_cache_bytes() const = 0;
   };
 
  private:
@@ -105,6 +112,10 @@ class StreamRead {
   std::shared_ptr<void> data_;
   const float* array_ = nullptr;
 };
+// StreamRead's kernel over n 4-byte words (n a multiple of 16) at `words`, added as unsigned
+// 32-bit integers (wrapping), each thread's sum then added in double: for tests, that each word
+// is read once. DecodeStep::read_cache runs it over a step's own cache.
+double bench_stream_read(const void* words, std::size_t n);
 class StreamTriad {
  public:
   explicit StreamTriad(std::size_t floats);

@@ -28,7 +28,7 @@ DecodeBenchResult bench_decode_variant(const BenchVariant& v, std::uint64_t B, s
 std::vector<std::size_t> round_order(std::size_t n, std::size_t round);
 
 // `rounds` rounds; in each, the compute loop once, a stream read of the separate array, the
-// variants in round_order, each just after a stream read of its own cache, and the separate
+// variants in round_order, each followed by a stream read of its own cache, and the separate
 // array read again after the last. Each sample repeats its kernel for sample_seconds (once at
 // least) and is seconds per run.
 struct Rounds {

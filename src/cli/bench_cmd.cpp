@@ -185,7 +185,7 @@ void run_decode(const DecodeOptions& o) {
   }
   // The bandwidth and the compute peak are measured in the same rounds as the variants: a stream
   // read of a separate array twice a round (the machine's figure, for the roofline) and of each
-  // variant's own cache just before it (its share), the decode kernel over cached rows in L2 once
+  // variant's own cache right after it (its share), the decode kernel over cached rows in L2 once
   // a round.
   StreamRead read(static_cast<std::size_t>(default_array_mib()) * kMiB / sizeof(float));
   // The peak on absorbed MLA's shape (h query heads over rows of d_c + d_R), the variant the

@@ -122,19 +122,26 @@ TEST_CASE("bench: every kernel's block max is the largest score, wherever it sit
   // range (overflow, underflow) depends on it. Blocks of 1 to 70 scores: the 8- and 16-wide steps
   // and every tail length; the largest score at each position, the rest below it (negative, as
   // scaled scores often are).
+  // Largest positive, or every score negative (a running max started at 0 instead of −∞ fails
+  // there), or every score −∞ (a block the mask took whole).
   for (DecodeKernel k : {DecodeKernel::Portable, DecodeKernel::Avx2, DecodeKernel::Avx512})
-    for (std::size_t n = 1; n <= 70; ++n)
-      for (std::size_t at = 0; at < n; ++at) {
-        std::vector<float> s(n);
-        for (std::size_t j = 0; j < n; ++j) s[j] = -1.0f - static_cast<float>((j * 7) % 13);
-        s[at] = 0.5f + static_cast<float>(n);
-        INFO(decode_kernel_name(k) << ": " << n << " scores, the largest at " << at);
-        REQUIRE(bench_block_max(k, s.data(), n) == *std::max_element(s.begin(), s.end()));
+    for (float top : {0.5f, -0.75f})
+      for (std::size_t n = 1; n <= 70; ++n) {
+        for (std::size_t at = 0; at < n; ++at) {
+          std::vector<float> s(n);
+          for (std::size_t j = 0; j < n; ++j) s[j] = -1.0f - static_cast<float>((j * 7) % 13);
+          s[at] = top > 0 ? top + static_cast<float>(n) : top;
+          INFO(decode_kernel_name(k) << ": " << n << " scores, the largest " << s[at] << " at " << at);
+          REQUIRE(bench_block_max(k, s.data(), n) == *std::max_element(s.begin(), s.end()));
+        }
+        std::vector<float> none(n, -INFINITY);
+        INFO(decode_kernel_name(k) << ": " << n << " scores, all −∞");
+        REQUIRE(bench_block_max(k, none.data(), n) == -INFINITY);
       }
 }
 
 TEST_CASE("bench: the stream read adds every word once, at any thread count", "[bench]") {
-  // Words 0, 1, 2, … (no wrap at these sizes): the sum is n(n − 1)/2 only if no word is skipped
+  // Words 1, 2, 3, … (no wrap at these sizes): the sum is n(n + 1)/2 only if no word is skipped
   // or read twice. 16 words: one thread's tail; 48 and 4,112: chunks whose four streams leave a
   // tail; 65,552: long streams with the 2 KiB prefetch (a sum still below 2^32).
   struct ThreadsGuard {
@@ -144,16 +151,30 @@ TEST_CASE("bench: the stream read adds every word once, at any thread count", "[
     for (std::size_t n : {16, 48, 4112, 65552}) {
       set_threads(threads);
       std::vector<std::uint32_t> w(n);
-      for (std::size_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>(i);
+      for (std::size_t i = 0; i < n; ++i) w[i] = static_cast<std::uint32_t>(i + 1);
       INFO(n << " words, " << threads << " threads");
-      CHECK(bench_stream_read(w.data(), n) == static_cast<double>(n) * static_cast<double>(n - 1) / 2);
+      CHECK(bench_stream_read(w.data(), n) == static_cast<double>(n) * static_cast<double>(n + 1) / 2);
     }
-  // A decode step's own cache: every byte of it (MHA at 100 rows, 4 heads of 8 + 8 floats: 25,600
-  // bytes; bf16: half), read the same way twice
+  // A decode step's own cache: every word of its keys and of its values, the numbers it stores
+  // (MHA at 100 rows, 4 heads of 8 + 8 floats: 25,600 bytes; bf16: half, two numbers a word, the
+  // first in the low half). On one thread: the sum of each array's words, modulo 2^32.
+  set_threads(1);
   for (int bytes : {4, 2}) {
     DecodeStep step(bench_variants(4, 2, 8, 16, 8).front(), 1, 100, bytes);
     CHECK(step.read_cache_bytes() == step.bytes());
-    CHECK(step.read_cache() == step.read_cache());
+    double want = 0;
+    for (std::uint32_t salt : {1u, 2u}) {
+      std::uint32_t sum = 0;
+      for (std::size_t i = 0; i < 4 * 100 * 8; i += (bytes == 4 ? 1 : 2)) {
+        std::uint32_t a, b;
+        const float x = bench_cache_number(i, salt, bytes), y = bench_cache_number(i + 1, salt, bytes);
+        std::memcpy(&a, &x, 4), std::memcpy(&b, &y, 4);
+        sum += bytes == 4 ? a : (a >> 16) | (b & 0xFFFF0000u);
+      }
+      want += static_cast<double>(sum);
+    }
+    INFO(bytes << " bytes a number");
+    CHECK(step.read_cache() == want);
   }
 }
 
@@ -343,7 +364,7 @@ TEST_CASE("bench decode: the roofline's bytes and FLOP per byte worked by hand f
     CHECK(v["bound"] == bound_name(bound_of(want[k].fpb, balance)));
   }
   // the rounds: 2, each with a stream read of the separate array before the 5 variants and one
-  // after them, and each variant's own cache read just before it
+  // after them, and each variant's own cache read right after it
   CHECK(j["rounds"] == 2);
   CHECK(j["memory"]["samples"] == 2 * 2);
   for (std::size_t k = 0; k < 5; ++k) {

@@ -67,7 +67,8 @@ MemoryBench measure_memory(std::int64_t size_mib, double min_time) {
 }
 
 // bench memory repeats each of its 2 kernels for --min-time; bench decode spends --min-time on each
-// variant over its rounds, as long on the stream reads between them: the caps keep a run to minutes.
+// variant over its rounds, as long on the stream read of its own cache, and as long on the separate
+// array's reads: the caps keep a run to minutes.
 constexpr double kMaxMemoryMinTime = 25.0, kMaxDecodeMinTime = 8.0;
 
 void require_time(double v, double max) {

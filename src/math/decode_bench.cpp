@@ -541,7 +541,8 @@ struct Avx512Kernel {
     __m512i e = _mm512_maskz_slli_epi32(kAll, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(kAll, n), _mm512_set1_epi32(127)), 23);
     return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
   }
-  // s[j] = exp(s[j] − m) for j < n, 16 at a time (the last 8 or fewer as the AVX2 kernel does); returns their sum.
+  // s[j] = exp(s[j] − m) for j < n, 16 at a time (the last 15 or fewer as the AVX2 kernel does: 8
+  // at a time, then one by one); returns their sum.
   ATTNLAB_AVX512 static float exp_shift(float* s, std::size_t n, float m) {
     const __m512 mm = _mm512_set1_ps(m);
     __m512 acc = _mm512_setzero_ps();
@@ -756,8 +757,8 @@ constexpr std::uint32_t kKeySalt = 1, kValueSalt = 2;
 // place changes the checksum too.
 inline double checksum_weight(std::size_t i) { return static_cast<double>(1 + i % 97); }
 
-// Number i of a cache (keys: salt 1, values: salt 2) as stored with bytes_per_number 4 or 2
-// (bf16: the float's top 16 bits), and number i of the queries.
+}  // namespace
+
 float bench_cache_number(std::size_t i, std::uint32_t salt, int bytes_per_number) {
   float x = static_cast<float>(((i * 2654435761u + salt) >> 8) % 1000) / 1000.0f - 0.5f;
   if (bytes_per_number == 4) return x;
@@ -767,6 +768,8 @@ float bench_cache_number(std::size_t i, std::uint32_t salt, int bytes_per_number
   std::memcpy(&x, &w, 4);
   return x;
 }
+namespace {
+// Number i of the queries.
 float bench_query_number(std::size_t i) { return static_cast<float>(i % 7) / 7.0f - 0.4f; }
 
 

@@ -112,6 +112,9 @@ class StreamRead {
   std::shared_ptr<void> data_;
   const float* array_ = nullptr;
 };
+// Number i of a bench cache (keys: salt 1, values: salt 2) as the decode step stores it with
+// bytes_per_number 4, or 2 (bf16: the float's top 16 bits, returned as that float).
+float bench_cache_number(std::size_t i, std::uint32_t salt, int bytes_per_number);
 // StreamRead's kernel over n 4-byte words (n a multiple of 16) at `words`, added as unsigned
 // 32-bit integers (wrapping), each thread's sum then added in double: for tests, that each word
 // is read once. DecodeStep::read_cache runs it over a step's own cache.

@@ -239,7 +239,8 @@ void run_decode(const DecodeOptions& o) {
     // two arrays can read at rates a fifth apart: a share of another array's rate mixes where
     // each landed into the kernel's efficiency).
     const Timing& own = rr.own_reads[row.step];
-    const double ob = static_cast<double>(steps[row.step].read_cache_bytes());
+    const std::uint64_t own_bytes = steps[row.step].read_cache_bytes();
+    const double ob = static_cast<double>(own_bytes);
     const double own_gbs = ob / own.median / 1e9;
     const bool in_llc = row.cache < 2 * last_level_cache_bytes();  // partly served by the cache
     const BandwidthMark mark = bandwidth_mark(g, own_gbs, in_llc);
@@ -260,7 +261,7 @@ void run_decode(const DecodeOptions& o) {
     jr["gflop_per_s"] = fl;
     jr["ratio_to_memory"] = g / mem_gbs;
     jr["own_read"] = {{"gb_per_s", own_gbs}, {"gb_per_s_min", ob / own.max / 1e9}, {"gb_per_s_max", ob / own.min / 1e9},
-                      {"bytes", steps[row.step].read_cache_bytes()}, {"samples", own.seconds.size()}};
+                      {"bytes", own_bytes}, {"samples", own.seconds.size()}};
     jr["ratio_to_own_read"] = g / own_gbs;
     jr["mark"] = mark == BandwidthMark::InCache ? "llc" : mark == BandwidthMark::Over ? "over" : "";
     jr["smaller_than_twice_llc"] = in_llc;

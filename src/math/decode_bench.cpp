@@ -118,6 +118,19 @@ inline void prefetch_row(const T* p, std::size_t n) {
   const char* c = reinterpret_cast<const char*>(p);
   for (std::size_t b = 0; b < n * sizeof(T); b += 64) __builtin_prefetch(c + b, 0, Locality);
 }
+// The largest of `count` running maxima and of the scores s[j..n) left after them.
+inline float finish_max(const float* lanes, int count, const float* s, std::size_t j, std::size_t n) {
+  float b = lanes[0];
+  for (int k = 1; k < count; ++k) b = std::max(b, lanes[k]);
+  for (; j < n; ++j) b = std::max(b, s[j]);
+  return b;
+}
+// The SIMD kernels' exp (Cephes' expf): inputs clamped at kExpFloor, e^x = 2^n · e^f with
+// n = round(x · log2 e), f = x − n ln 2 (ln 2 in two parts), e^f = 1 + f + f²·P(f) with P's
+// coefficients from the highest power down. Shared so that every width does the same operations.
+constexpr float kExpFloor = -87.0f, kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                               4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 inline void scale_row(float s, float* acc, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) acc[i] *= s;
 }
@@ -158,10 +171,9 @@ struct PortableKernel {
       v8f x = load8(s + j);
       a = x > a ? x : a;
     }
-    float b = a[0];
-    for (int k = 1; k < 8; ++k) b = std::max(b, a[k]);
-    for (; j < n; ++j) b = std::max(b, s[j]);
-    return b;
+    float lanes[8];
+    std::memcpy(lanes, &a, sizeof lanes);
+    return finish_max(lanes, 8, s, j, n);
   }
   // s[j] = exp(s[j] − m) for j < n; returns their sum.
   static float exp_shift(float* s, std::size_t n, float m) {
@@ -285,32 +297,18 @@ struct Avx2Kernel {
   // exp of 8 floats ≤ 0 (scores minus their running max): e^x = 2^n · e^f with n = round(x / ln 2),
   // f = x − n ln 2 (ln 2 in two parts), e^f by Cephes' expf polynomial; relative error about 2e-7.
   __attribute__((target("avx2,fma"))) static __m256 exp8(__m256 x) {
-    x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
-    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 f = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    f = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), f);
-    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(1.3981999507e-3f));
-    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(8.3334519073e-3f));
-    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(4.1665795894e-2f));
-    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(1.6666665459e-1f));
-    y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(5.0000001201e-1f));
+    x = _mm256_max_ps(x, _mm256_set1_ps(kExpFloor));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 f = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), x);
+    f = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), f);
+    __m256 y = _mm256_set1_ps(kExpPoly[0]);
+    for (int k = 1; k < 6; ++k) y = _mm256_fmadd_ps(y, f, _mm256_set1_ps(kExpPoly[k]));
     y = _mm256_fmadd_ps(y, _mm256_mul_ps(f, f), _mm256_add_ps(f, _mm256_set1_ps(1.0f)));
     __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
     return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
   }
-  // The largest of s[0..n), as the portable kernel's: 8 running maxima.
-  __attribute__((target("avx2,fma"))) static float block_max(const float* s, std::size_t n) {
-    __m256 a = _mm256_set1_ps(-INFINITY);
-    std::size_t j = 0;
-    for (; j + 8 <= n; j += 8) a = _mm256_max_ps(a, _mm256_loadu_ps(s + j));
-    alignas(32) float t[8];
-    _mm256_store_ps(t, a);
-    float b = t[0];
-    for (int k = 1; k < 8; ++k) b = std::max(b, t[k]);
-    for (; j < n; ++j) b = std::max(b, s[j]);
-    return b;
-  }
+  // The largest of s[0..n): the portable kernel's 8 running maxima.
+  static float block_max(const float* s, std::size_t n) { return PortableKernel::block_max(s, n); }
   __attribute__((target("avx2,fma"))) static float exp_shift(float* s, std::size_t n, float m) {
     const __m256 mm = _mm256_set1_ps(m);
     __m256 acc = _mm256_setzero_ps();
@@ -520,23 +518,16 @@ struct Avx512Kernel {
     for (; j + 16 <= n; j += 16) a = _mm512_maskz_max_ps(kAll, a, _mm512_loadu_ps(s + j));
     alignas(64) float t[16];
     _mm512_store_ps(t, a);
-    float b = t[0];
-    for (int k = 1; k < 16; ++k) b = std::max(b, t[k]);
-    for (; j < n; ++j) b = std::max(b, s[j]);
-    return b;
+    return finish_max(t, 16, s, j, n);
   }
   // exp of 16 floats ≤ 0: the AVX2 kernel's exp8, lane for lane the same operations.
   ATTNLAB_AVX512 static __m512 exp16(__m512 x) {
-    x = _mm512_maskz_max_ps(kAll, x, _mm512_set1_ps(-87.0f));
-    __m512 n = _mm512_maskz_roundscale_ps(kAll, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 f = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    f = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), f);
-    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
-    y = _mm512_fmadd_ps(y, f, _mm512_set1_ps(1.3981999507e-3f));
-    y = _mm512_fmadd_ps(y, f, _mm512_set1_ps(8.3334519073e-3f));
-    y = _mm512_fmadd_ps(y, f, _mm512_set1_ps(4.1665795894e-2f));
-    y = _mm512_fmadd_ps(y, f, _mm512_set1_ps(1.6666665459e-1f));
-    y = _mm512_fmadd_ps(y, f, _mm512_set1_ps(5.0000001201e-1f));
+    x = _mm512_maskz_max_ps(kAll, x, _mm512_set1_ps(kExpFloor));
+    __m512 n = _mm512_maskz_roundscale_ps(kAll, _mm512_mul_ps(x, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 f = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), x);
+    f = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), f);
+    __m512 y = _mm512_set1_ps(kExpPoly[0]);
+    for (int k = 1; k < 6; ++k) y = _mm512_fmadd_ps(y, f, _mm512_set1_ps(kExpPoly[k]));
     y = _mm512_fmadd_ps(y, _mm512_mul_ps(f, f), _mm512_add_ps(f, _mm512_set1_ps(1.0f)));
     __m512i e = _mm512_maskz_slli_epi32(kAll, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(kAll, n), _mm512_set1_epi32(127)), 23);
     return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
@@ -819,7 +810,7 @@ double stream_read(const void* base, std::size_t n) {
 template <class Kernel, class T>
 struct VariantState final : DecodeStep::State {
   BenchVariant v;
-  std::size_t B, N, Hg, Dk, Dv, k_stride, v_stride, seqs, splits, items, read_words = 0;
+  std::size_t B, N, Hg, Dk, Dv, k_stride, v_stride, seqs, splits, items;
   HugeArray<T> K, Vc;
   const T* Vbase;
   std::vector<float> q, m, l, acc, out;
@@ -847,7 +838,6 @@ struct VariantState final : DecodeStep::State {
     fill(K.get(), rows * k_stride, kKeySalt);
     if (Vc) fill(Vc.get(), rows * v_stride, kValueSalt);
     Vbase = v.values_in_keys ? K.get() : Vc.get();
-    read_words = cache_words(K.get(), seqs * n * k_stride) + (Vc ? cache_words(Vc.get(), seqs * n * v_stride) : 0);
     q.resize(B * v.H * Dk);
     for (std::size_t i = 0; i < q.size(); ++i) q[i] = bench_query_number(i);
     scale = 1.0f / std::sqrt(static_cast<float>(Dk));
@@ -858,14 +848,16 @@ struct VariantState final : DecodeStep::State {
     m.resize(items * Hg), l.resize(items * Hg), acc.resize(items * Hg * Dv), out.resize(B * v.H * Dv);
   }
 
-  // The cache's 4-byte words that read_cache() reads: count numbers of T, rounded down to 16 words.
-  static std::size_t cache_words(const T*, std::size_t count) { return count * sizeof(T) / 4 / 16 * 16; }
+  // The 4-byte words read_cache() reads of the keys and of the values: their numbers of T,
+  // rounded down to 16 words.
+  std::size_t key_words() const { return seqs * N * k_stride * sizeof(T) / 4 / 16 * 16; }
+  std::size_t value_words() const { return Vc ? seqs * N * v_stride * sizeof(T) / 4 / 16 * 16 : 0; }
   double read_cache() override {
-    double s = stream_read(K.get(), cache_words(K.get(), seqs * N * k_stride));
-    if (Vc) s += stream_read(Vc.get(), cache_words(Vc.get(), seqs * N * v_stride));
+    double s = stream_read(K.get(), key_words());
+    if (Vc) s += stream_read(Vc.get(), value_words());
     return s;
   }
-  std::uint64_t read_cache_bytes() const override { return std::uint64_t{4} * read_words; }
+  std::uint64_t read_cache_bytes() const override { return std::uint64_t{4} * (key_words() + value_words()); }
 
   double run() override {
     // The threads take pieces from a shared counter: a thread that the machine slows down takes

@@ -891,9 +891,9 @@ struct VariantState final : DecodeStep::State {
     // The threads take two items at a time (0 and 1, 2 and 3, …: the same pairs at any thread
     // count) and walk them in lockstep when their rows are as many, where a KV head has at most
     // kLockstepHeads query heads (MHA, naive MLA). GQA's 4 heads walked two items at once measured
-    // no faster (its own arithmetic, not the streams, holds it back; docs/ARCHITECTURE.md), and
-    // where a KV head has many (MQA, absorbed MLA) a second item's scores and accumulators would
-    // crowd the first's out of L1.
+    // slower (72-73% of its own read against 80-81% on the 2026-12-07 Intel VM; docs/ARCHITECTURE.md),
+    // and where a KV head has many (MQA, absorbed MLA) a second item's scores and accumulators
+    // would crowd the first's out of L1.
     const std::size_t step = Hg <= kLockstepHeads ? 2 : 1;
     auto shape = [&](std::size_t rows) { return WalkShape{Hg, k_stride, Dk, v_stride, Dv, rows, scale}; };
     auto item_at = [&](std::size_t item, std::size_t& rows) {

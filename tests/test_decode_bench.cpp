@@ -450,6 +450,41 @@ TEST_CASE("bench: the rounds interleave every variant in a rotating order", "[be
   CHECK(read.bytes() == (1u << 16) * 4);
 }
 
+TEST_CASE("bench: the compute loop adds, for every call on every thread, head 0's first output of its 64 rows", "[bench]") {
+  // Absorbed MLA at h 4, d_c 16, d_R 8: 4 query heads over 64 key rows of 24 numbers, the values
+  // being the first 16 numbers of each row. The rows are the cache's numbers (salt 1, the keys'),
+  // the queries (i mod 7)/7 − 0.4, as the decode step has them. Worked here in double: head 0's
+  // scores q·k_j/√24, their softmax p, and out_0 = Σ_j p_j·k_j[0].
+  const BenchVariant v = bench_variants(4, 2, 8, 16, 8).back();
+  REQUIRE(v.values_in_keys);
+  const std::size_t Dk = 24, rows = 64;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(static_cast<float>(Dk)));
+  std::vector<double> p(rows);
+  double m = -INFINITY, sum = 0, out0 = 0;
+  for (std::size_t j = 0; j < rows; ++j) {
+    double dot = 0;
+    for (std::size_t c = 0; c < Dk; ++c)
+      dot += static_cast<double>(static_cast<float>(c % 7) / 7.0f - 0.4f) * bench_cache_number(j * Dk + c, 1, 4);
+    p[j] = dot * scale;
+    m = std::max(m, p[j]);
+  }
+  for (std::size_t j = 0; j < rows; ++j) sum += (p[j] = std::exp(p[j] - m));
+  for (std::size_t j = 0; j < rows; ++j) out0 += p[j] / sum * bench_cache_number(j * Dk, 1, 4);
+  struct ThreadsGuard {
+    ~ThreadsGuard() { set_threads(0); }
+  } guard;
+  for (std::size_t threads : {1, 2, 3})
+    for (DecodeKernel kernel : {DecodeKernel::Automatic, DecodeKernel::Portable}) {
+      INFO("threads " << threads << ", kernel " << decode_kernel_name(kernel));
+      set_threads(threads);
+      ComputeLoop compute(v, 5, kernel);
+      const double calls = static_cast<double>(threads * 5);
+      // each call's number is a float, the same every call; the sum of them is exact to 1e-12
+      CHECK(compute.run() / calls == Approx(out0).epsilon(1e-5));
+      CHECK(compute.run() / calls == Approx(out0).epsilon(1e-5));  // and again: each call starts afresh
+    }
+}
+
 TEST_CASE("bench: the load average is read and stated", "[bench]") {
   LoadAverage l = parse_load_average("1.40 1.99 2.73 2/301 1234\n");
   CHECK(l.known);

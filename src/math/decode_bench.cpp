@@ -575,8 +575,9 @@ struct WalkShape {
   std::size_t Hg, k_stride, Dk, v_stride, Dv, rows;
   float scale;
 };
-// One work item: one KV head's Hg query heads over its `rows` cached rows from K and V on, with
-// its running max m (Hg), sum l (Hg) and unnormalized output acc (Hg, Dv).
+// One work item: one KV head's Hg query heads over its `rows` cached rows from K and V on, and
+// where its result goes: each head's max score m (Hg), sum of exponentials l (Hg) and unnormalized
+// output acc (Hg, Dv), written once when the walk ends (the running values stay in the walk).
 template <class T>
 struct WalkItem {
   const float* q;  // (Hg, Dk)
@@ -593,14 +594,15 @@ template <class Kernel, class T>
 class ItemWalk {
  public:
   // The walk's running state (the block's scores, each head's max, sum and accumulators) lives in
-  // a buffer of its own, on 64-byte lines no other thread writes; the item's m, l and acc are
-  // written once, by finish(). Updated in place, two threads' neighbouring items shared lines at
-  // their edges (4 heads' m and l are 16 bytes), and every block's softmax and weighted sums moved
-  // those lines between the cores: GQA at 3 GiB read 26.1-26.5 GB/s against 27.6-28.4 without it
-  // (the 2026-12-07 Intel VM, two threads).
+  // a buffer of its own, on whole 64-byte lines that no other thread writes; the item's m, l and
+  // acc are written once, by finish(). Updated in place, two threads' neighbouring items shared
+  // lines at their edges (4 heads' maxima are 16 bytes, as are their sums), and every block's
+  // softmax and weighted sums moved those lines between the cores: in a standalone harness (GQA,
+  // 3 GiB, two threads, the 2026-12-07 Intel VM) the walk read 26.1-26.5 GB/s in place and
+  // 27.6-28.4 with this buffer (docs/ARCHITECTURE.md).
   [[gnu::always_inline]] ItemWalk(const WalkShape& w, const WalkItem<T>& it)
-      : w_(w), it_(it), out_(it), buf_(w.Hg * kBlock + w.Hg * w.Dv + 2 * w.Hg + kLineFloats) {
-    float* b = buf_.data() + (kLineFloats - reinterpret_cast<std::uintptr_t>(buf_.data()) / sizeof(float) % kLineFloats) % kLineFloats;
+      : w_(w), it_(it), out_(it), buf_(new float[buffer_floats(w)]) {
+    float* b = buf_.get() + (kLineFloats - reinterpret_cast<std::uintptr_t>(buf_.get()) / sizeof(float) % kLineFloats) % kLineFloats;
     s_ = b;                         // (Hg, kBlock)
     it_.acc = b + w.Hg * kBlock;    // (Hg, Dv)
     it_.m = it_.acc + w.Hg * w.Dv;  // (Hg)
@@ -608,6 +610,9 @@ class ItemWalk {
     for (std::size_t h = 0; h < w.Hg; ++h) it_.m[h] = -INFINITY, it_.l[h] = 0.0f;
     std::fill(it_.acc, it_.acc + w.Hg * w.Dv, 0.0f);
   }
+
+  ItemWalk(const ItemWalk&) = delete;  // a copy's state would point into this walk's buffer
+  ItemWalk& operator=(const ItemWalk&) = delete;
 
   // The item's result into its m, l and acc: once, after its last block.
   [[gnu::always_inline]] void finish() const {
@@ -696,8 +701,15 @@ class ItemWalk {
   const WalkShape w_;  // a copy: its scale stays in a register across the stores into s_
   WalkItem<T> it_;         // the item, its m, l and acc pointing into buf_
   const WalkItem<T> out_;  // the item as given: where finish() writes
-  std::vector<float> buf_;
+  // From its first 64-byte boundary: s_ (Hg, kBlock), acc (Hg, Dv), m (Hg), l (Hg), then the
+  // rest of the last line and a line of slack for the boundary (not zeroed: each part is set
+  // before it is read).
+  std::unique_ptr<float[]> buf_;
   float* s_;  // (Hg, kBlock) in buf_: the block's scores, then their exponentials
+  static std::size_t buffer_floats(const WalkShape& w) {
+    const std::size_t used = w.Hg * kBlock + w.Hg * w.Dv + 2 * w.Hg;
+    return (used + kLineFloats - 1) / kLineFloats * kLineFloats + kLineFloats;
+  }
   std::size_t piece_ = 0, per_pair_ = 0, calls_ = 0, call_ = 0;  // the block's weighted sums
   std::size_t pf_ = 0, pf_end_ = 0;                              // the next block's keys still to ask for
 };

@@ -551,6 +551,12 @@ struct Avx512Kernel {
 #endif
 
 constexpr std::size_t kLineFloats = 16;  // floats in a 64-byte cache line
+// n floats rounded up to whole lines.
+constexpr std::size_t whole_lines(std::size_t n) { return (n + kLineFloats - 1) / kLineFloats * kLineFloats; }
+// The first float of p's array that starts a 64-byte line (at most 15 floats on).
+inline float* first_line(float* p) {
+  return p + (kLineFloats - reinterpret_cast<std::uintptr_t>(p) / sizeof(float) % kLineFloats) % kLineFloats;
+}
 constexpr std::size_t kBlock = 64;  // cache rows per softmax block (a block of keys stays in L1/L2)
 constexpr std::size_t kAhead = 8;    // cache rows requested ahead of the one being read (16 before 2026-12-07)
 constexpr std::size_t kPieceRows = 1024;  // cache rows per work item that a thread takes
@@ -602,7 +608,7 @@ class ItemWalk {
   // 27.6-28.4 with this buffer (docs/ARCHITECTURE.md).
   [[gnu::always_inline]] ItemWalk(const WalkShape& w, const WalkItem<T>& it)
       : w_(w), it_(it), out_(it), buf_(new float[buffer_floats(w)]) {
-    float* b = buf_.get() + (kLineFloats - reinterpret_cast<std::uintptr_t>(buf_.get()) / sizeof(float) % kLineFloats) % kLineFloats;
+    float* b = first_line(buf_.get());
     s_ = b;                         // (Hg, kBlock)
     it_.acc = b + w.Hg * kBlock;    // (Hg, Dv)
     it_.m = it_.acc + w.Hg * w.Dv;  // (Hg)
@@ -706,10 +712,7 @@ class ItemWalk {
   // before it is read).
   std::unique_ptr<float[]> buf_;
   float* s_;  // (Hg, kBlock) in buf_: the block's scores, then their exponentials
-  static std::size_t buffer_floats(const WalkShape& w) {
-    const std::size_t used = w.Hg * kBlock + w.Hg * w.Dv + 2 * w.Hg;
-    return (used + kLineFloats - 1) / kLineFloats * kLineFloats + kLineFloats;
-  }
+  static std::size_t buffer_floats(const WalkShape& w) { return whole_lines(w.Hg * kBlock + w.Hg * w.Dv + 2 * w.Hg) + kLineFloats; }
   std::size_t piece_ = 0, per_pair_ = 0, calls_ = 0, call_ = 0;  // the block's weighted sums
   std::size_t pf_ = 0, pf_end_ = 0;                              // the next block's keys still to ask for
 };
@@ -969,7 +972,7 @@ struct ComputeState final : ComputeLoop::State {
 
   ComputeState(const BenchVariant& var, std::size_t r)
       : v(var), Hg(var.H / var.G), reps(r), threads(thread_count()),
-        stride((Hg * var.Dk + 2 * Hg + Hg * var.Dv + kLineFloats - 1) / kLineFloats * kLineFloats),
+        stride(whole_lines(Hg * var.Dk + 2 * Hg + Hg * var.Dv)),
         state(threads * stride), k(threads * kRows * var.Dk), part(threads) {
     for (std::size_t t = 0; t < threads; ++t)
       for (std::size_t i = 0; i < Hg * v.Dk; ++i) q_of(t)[i] = bench_query_number(i);

@@ -2,6 +2,8 @@
 #include "lesson_options.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -84,10 +86,17 @@ std::vector<double> parse_numbers(const std::string& text, const char* flag) {
   return out;
 }
 
+std::uint64_t divisible_suggestion(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t below = a / b * b;  // the multiple of b at or under a
+  // the next one up when it fits in a signed 64-bit flag value, else the one below (never wrapped)
+  if (b <= static_cast<std::uint64_t>(INT64_MAX) - below) return below + b;
+  return below;
+}
+
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag) {
   if (a % b != 0)
     throw UsageError("cli.err.not_divisible",
-                     {{"a_flag", a_flag}, {"a", a}, {"b_flag", b_flag}, {"b", b}, {"suggest", (a / b + 1) * b}});
+                     {{"a_flag", a_flag}, {"a", a}, {"b_flag", b_flag}, {"b", b}, {"suggest", divisible_suggestion(a, b)}});
 }
 
 HeadDims resolve_head_dims(const std::optional<std::int64_t>& d_model, const std::optional<std::int64_t>& heads,

@@ -38,6 +38,9 @@ std::vector<std::string> resolve_tokens(const O& c, const std::vector<std::strin
 std::vector<double> parse_numbers(const std::string& text, const char* flag);
 // Divisibility rule, e.g. require_divisible(d_model, "--d-model", heads, "--heads").
 void require_divisible(std::size_t a, const char* a_flag, std::size_t b, const char* b_flag);
+// The multiple of b to suggest for a: the next one up, or the one below when the next would not fit
+// in a signed 64-bit flag value (--d-model 9223372036854775807 --heads 2).
+std::uint64_t divisible_suggestion(std::uint64_t a, std::uint64_t b);
 
 // d_model from --d-model, or derived by the one rule every lesson with heads follows (stated in
 // --help, cli.opt.d_model): the smallest multiple of the heads that is at least 8 and gives each

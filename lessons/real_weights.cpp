@@ -93,7 +93,7 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
   }
   for (std::int64_t id : in.ids)
     if (id < 0 || static_cast<std::uint64_t>(id) >= m.vocab)
-      throw UsageError("checkpoint.err.id_range", {{"id", id}, {"vocab", m.vocab}});
+      throw UsageError("checkpoint.err.id_range", {{"id", id}, {"vocab", m.vocab}, {"from_text", text.has_value()}, {"folder", in.folder}});
   std::size_t limit = in.max_positions() == 0 ? max_tokens : std::min<std::size_t>(max_tokens, in.max_positions());
   if (in.ids.size() > limit)
     throw UsageError("checkpoint.err.too_many_tokens", {{"flag", text ? "--text" : "--token-ids"}, {"n", in.ids.size()}, {"max", limit}});

@@ -150,10 +150,19 @@ TEST_CASE("file safety: an output that is an input of the same run is refused", 
 TEST_CASE("file safety: train --save refuses a non-empty folder without --force and replaces it whole with it", "[file-safety]") {
   Folder f("save");
   std::string d = f / "ck";
+  // files that are not a checkpoint (no config.json and weights): refused, with --force too
   fs::create_directories(d);
   put(d + "/vocab.json", "{}");
   put(d + "/merges.txt", "#");
-  refused_fast(std::string(kTinyTrain) + " --save " + d, "--save: the folder '" + d + "' is not empty");
+  for (const char* force : {"", " --force"})
+    refused_fast(std::string(kTinyTrain) + " --save " + d + force, "it has no config.json beside *.safetensors weights");
+  CHECK(fs::exists(d + "/vocab.json"));
+  // a checkpoint (with an old vocab.json of its own): refused without --force, replaced whole with it
+  REQUIRE(run_cli(std::string(kTinyTrain) + " --save " + (f / "first")).code == 0);
+  fs::remove_all(d);
+  fs::rename(f / "first", d);
+  put(d + "/vocab.json", "{}");
+  refused_fast(std::string(kTinyTrain) + " --save " + d, "--save: the folder '" + d + "' holds a checkpoint; --force replaces it");
   CHECK(fs::exists(d + "/vocab.json"));
   CliResult r = run_cli(std::string(kTinyTrain) + " --save " + d + " --force");
   INFO(r.err);

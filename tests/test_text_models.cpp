@@ -286,7 +286,7 @@ TEST_CASE("text models: train --task text on a file saves a checkpoint the comma
   // refused up front, naming the flag
   CliResult e = run_cli("train --task induction --corpus en --lang en");
   CHECK(e.code == 2);
-  CHECK(e.err.find("--corpus goes with --task text") != std::string::npos);
+  CHECK(e.err.find("--corpus: a run on the synthetic task 'induction' does not use this flag; it is for --task text") != std::string::npos);
   std::ofstream(dir + "/tiny.txt") << "abc";
   e = run_cli("train --task text --corpus " + dir + "/tiny.txt --lang en");
   CHECK(e.code == 2);

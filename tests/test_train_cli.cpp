@@ -224,7 +224,7 @@ TEST_CASE("train --dtype f32: the same bytes for 1, 2 and 3 threads, a checkpoin
 TEST_CASE("train --dtype: a bad value, or f32 with a variant, is one line on stderr, exit 2") {
   for (const auto& [args, says] : {std::pair<std::string, std::string>{"--dtype bf16", "--dtype: 'bf16' is not one of f32, f64"},
                                    {"--dtype f32 --task text --attention gqa --kv-heads 2", "--dtype f32 trains the GPT-2 only"},
-                                   {"--dtype f32 --study tradeoffs", "--dtype f32 trains the GPT-2 only"}}) {
+                                   {"--dtype f32 --study tradeoffs", "--dtype: train --study runs its own fixed settings and does not use this flag"}}) {
     CliResult r = run_cli("train " + args);
     INFO("train " << args << ": " << r.err);
     CHECK(r.code == 2);

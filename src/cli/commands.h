@@ -45,6 +45,15 @@ void setup_flops(CLI::App& root);     // attnlab flops
 void setup_heads(CLI::App& root);     // attnlab heads (a real checkpoint's head roles)
 void setup_generate(CLI::App& root);  // attnlab generate (greedy decoding with a KV cache)
 void setup_train(CLI::App& root);     // attnlab train
+// train's runs: the study, one GPT-2 on a synthetic task or on text, one variant (--attention …).
+// Each flag is used by some of them; a flag given to a run that does not use it is refused
+// (exit 2), never ignored. The table is every flag of train (a test checks it against the parser).
+enum TrainMode : unsigned { kStudy = 1, kSynthetic = 2, kTextRun = 4, kVariant = 8, kAnyRun = 2 | 4 | 8, kAnyMode = 1 | 2 | 4 | 8 };
+struct FlagUse {
+  const char* flag;
+  unsigned modes;  // TrainMode bits
+};
+const std::vector<FlagUse>& train_flag_uses();
 void setup_book(CLI::App& root);      // attnlab book --html FILE (the lessons as one live page)
 // attnlab train --study NAME: trains the study, `workers` runs at once (study_cmd.cpp).
 void run_study_command(const std::string& study, const std::string& json, std::size_t workers, bool quiet);

@@ -175,7 +175,8 @@ void setup_flops(CLI::App& root) {
   sub->add_option("--context", opt->context, t("flops.opt.context"));
   sub->add_option("--memory", opt->memory, t("flops.opt.memory"));
   add_report_outputs(sub, opt->out, t("flops.opt.json"));
-  sub->callback([opt] {
+  sub->callback([opt, sub] {
+    refuse_dims_with_source(*sub, {"--layers", "--heads", "--head-dim", "--d-ff", "--vocab", "--ffn"});
     FlopsOptions o = *opt;
     if (o.src.dims.d_model > 0) o.src.dims.kv_heads = o.kv_heads;
     run_flops(o);

@@ -250,7 +250,11 @@ void setup_generate(CLI::App& root) {
   sub->add_option("--top-k", opt->top_k, t("checkpoint.generate.opt.top_k"));
   sub->add_option("--seed", opt->seed, t("checkpoint.generate.opt.seed"));
   add_lang_option(sub);
-  sub->callback([opt] { run_generate(*opt); });
+  sub->callback([opt, sub] {
+    // greedy decoding draws nothing: a seed given there would be ignored
+    if (sub->count("--seed") > 0 && opt->temperature == 0) throw UsageError("checkpoint.err.seed_greedy", {{"flag", "--seed"}});
+    run_generate(*opt);
+  });
 }
 
 }  // namespace attn::cli

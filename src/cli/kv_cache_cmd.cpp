@@ -402,6 +402,12 @@ void setup_kv_cache(CLI::App& root) {
   sub->add_option("--weights-dtype", opt->weights_dtype, t("calc.kv.opt.weights_dtype"));
   add_report_outputs(sub, opt->out, t("calc.kv.opt.json"));
   sub->callback([opt, sub] {
+    // --kv-heads, --latent-dim and --rope-dim are what-if rows beside any model: not refused here
+    refuse_dims_with_source(*sub, {"--layers", "--heads", "--head-dim", "--d-ff", "--vocab", "--ffn"});
+    // the weights' size enters only the --memory section; without it these would be ignored
+    if (sub->count("--memory") == 0)
+      for (const char* flag : {"--weights-dtype", "--d-ff", "--vocab", "--ffn"})
+        if (sub->count(flag) > 0) throw UsageError("calc.err.needs_memory", {{"flag", flag}, {"memory_flag", "--memory"}});
     KvOptions o = *opt;
     for (const CLI::Option* given : sub->get_options([](const CLI::Option* x) { return x->count() > 0; }))
       o.given.push_back(given->get_name());

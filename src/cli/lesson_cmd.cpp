@@ -134,7 +134,12 @@ void setup_lesson(CLI::App& root) {
     sub->add_flag("--full", opts->full, t("cli.opt.full"));
     add_report_outputs(sub, opts->out, t("cli.opt.json"), true);
     sub->add_option("--step", opts->step, t("cli.opt.step"));
-    sub->callback([opts] { run_lesson(*opts); });
+    sub->callback([opts, sub] {
+      // a checkpoint's weights are read, not drawn: a seed given beside --weights would be ignored
+      if (sub->count("--seed") > 0 && sub->get_option_no_throw("--weights") != nullptr && sub->count("--weights") > 0)
+        throw UsageError("checkpoint.err.with_weights", {{"flag", "--seed"}});
+      run_lesson(*opts);
+    });
     sub->footer([info] { return defaults_footer(*info); });
   }
 }

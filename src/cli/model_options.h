@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "catalog.h"
+#include "errors.h"
 #include "commands.h"
 #include "models.h"
 #include "text.h"
@@ -29,6 +30,18 @@ inline void bind_model_source(CLI::App* sub, ModelSource& s) {
   sub->add_option("--vocab", s.dims.vocab, t("calc.opt.vocab"));
   sub->add_option("--ffn", s.dims.ffn, t("calc.opt.ffn"));
   add_lang_option(sub);
+}
+
+// A model named by --model, --config or --weights has its own dimensions: a dimension flag given
+// beside it would be ignored, so it is refused, naming both (every flag is used or refused).
+// `dims` are the flags of this command that describe a model's shape.
+inline void refuse_dims_with_source(const CLI::App& sub, std::initializer_list<const char*> dims) {
+  for (const char* source : {"--model", "--config", "--weights"}) {
+    if (sub.get_option_no_throw(source) == nullptr || sub.count(source) == 0) continue;
+    for (const char* flag : dims)
+      if (sub.get_option_no_throw(flag) != nullptr && sub.count(flag) > 0)
+        throw UsageError("calc.err.dims_with_source", {{"flag", flag}, {"source", source}});
+  }
 }
 
 // A model's title in the run's language: a preset's from the catalog, explicit dims' from their

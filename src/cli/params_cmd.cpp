@@ -282,7 +282,12 @@ void setup_params(CLI::App& root) {
   sub->add_flag("--no-bias", opt->no_bias, t("calc.params.opt.no_bias"));
   sub->add_option("--weights", opt->weights, t("census.opt.weights"));
   add_report_outputs(sub, opt->out, t("calc.params.opt.json"));
-  sub->callback([opt] { run_params(*opt); });
+  sub->callback([opt, sub] {
+    refuse_dims_with_source(*sub, {"--layers", "--heads", "--kv-heads", "--head-dim", "--d-ff", "--vocab", "--ffn", "--no-bias"});
+    if (opt->no_bias && opt->src.dims.ffn != "gelu")  // SwiGLU models (LLaMA's) have no biases to leave out
+      throw UsageError("calc.err.no_bias_swiglu", {{"flag", "--no-bias"}, {"ffn", opt->src.dims.ffn}});
+    run_params(*opt);
+  });
 }
 
 }  // namespace attn::cli

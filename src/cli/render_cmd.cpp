@@ -70,7 +70,11 @@ void setup_render(CLI::App& root) {
   sub->add_option("--precision", opt->precision, t("cli.opt.precision"));
   sub->add_option("--color", opt->color, t("html.render.opt.color"));
   add_lang_option(sub);
-  sub->callback([opt] { run_render(*opt); });
+  sub->callback([opt, sub] {
+    if (sub->count("--color") > 0 && sub->count("--html") > 0)  // colour is the terminal text's only
+      throw UsageError("cli.err.color_not_terminal", {{"flag", "--color"}, {"output", "--html"}});
+    run_render(*opt);
+  });
 }
 
 }  // namespace attn::cli

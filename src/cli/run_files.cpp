@@ -10,6 +10,8 @@
 // before that removes them all (discard_outputs, also on SIGINT/SIGTERM/SIGHUP): a failed run
 // leaves every file as it found it.
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -24,6 +26,7 @@
 #include "commands.h"
 #include "errors.h"
 #include "input_file.h"
+#include "printable.h"
 
 namespace attn::cli {
 
@@ -40,6 +43,7 @@ struct Output {
   std::string flag, path;
   std::string target;        // the file the path finally names (links followed)
   bool deferred = false;     // stdout ("-") or a device/FIFO: written in place at commit
+  std::string write_path;    // deferred: where commit writes ("-" for stdout named as a file)
   std::string tmp;           // the temporary file beside target (regular files)
   int fd = -1;               // open on tmp until written
   bool written = false;
@@ -63,6 +67,10 @@ constexpr int kMaxTemps = 16;
 char g_temp_names[kMaxTemps][4096];
 volatile sig_atomic_t g_temp_count = 0;
 char g_temp_dir[4096];
+// the parent folders --save made (mkdir -p), deepest last: removed after the temporary folder
+constexpr int kMaxMadeDirs = 16;
+char g_made_dirs[kMaxMadeDirs][4096];
+volatile sig_atomic_t g_made_count = 0;
 
 void remember_temp(const std::string& name) {
   if (g_temp_count < kMaxTemps && name.size() < sizeof g_temp_names[0]) {
@@ -73,7 +81,17 @@ void remember_temp(const std::string& name) {
 
 void forget_temps() {
   g_temp_count = 0;
+  g_made_count = 0;
   g_temp_dir[0] = '\0';
+}
+
+void remember_made_dirs(const std::vector<std::string>& dirs) {
+  g_made_count = 0;
+  for (const std::string& d : dirs)
+    if (g_made_count < kMaxMadeDirs && d.size() < sizeof g_made_dirs[0]) {
+      std::memcpy(g_made_dirs[g_made_count], d.c_str(), d.size() + 1);
+      g_made_count = g_made_count + 1;
+    }
 }
 
 void remove_tree(const std::string& dir) {
@@ -97,6 +115,7 @@ extern "C" void on_fatal_signal(int sig) {
     }
     ::rmdir(g_temp_dir);
   }
+  for (int i = g_made_count - 1; i >= 0; --i) ::rmdir(g_made_dirs[i]);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -149,15 +168,28 @@ std::string final_target(const std::string& flag, const std::string& path) {
   cannot_write(flag, path);
 }
 
-// A device, a FIFO, a socket or anything under /dev or /proc (/dev/stdout, /proc/self/fd/1) is
-// written in place: there is nothing to replace, and no folder to put a temporary file in.
+// What the path IS decides how it is written, never how it is spelled: a device, a FIFO or a
+// socket that exists is written in place (nothing to replace, no folder for a temporary file); so
+// is standard output named as a file (/dev/stdout, /proc/self/fd/1 when stdout is a regular file,
+// which the shell holds open). Anything else, a regular file under /dev/shm or reached through
+// /proc/self/cwd included, is a file: checked against the inputs and replaced through a temporary.
+bool is_stdout(const std::string& path) {
+  struct stat st {}, so {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::fstat(STDOUT_FILENO, &so) == 0 && same_inode(st, so);
+}
 bool written_in_place(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return true;
-  fs::path a = absolute_path(path);
-  auto first = a.begin();
-  if (first != a.end()) ++first;  // past "/"
-  return first != a.end() && (*first == "dev" || *first == "proc");
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || is_stdout(path);
+}
+
+// The folder of a path as the file system names it (links, "..", /proc/self/cwd resolved) and the
+// file's own name: two spellings of one new file compare equal.
+std::string resolved(const std::string& path) {
+  fs::path p(path);
+  std::vector<char> buf(PATH_MAX + 1);
+  if (::realpath(folder_of(path).c_str(), buf.data()) == nullptr) return absolute_path(path).string();
+  return (fs::path(buf.data()) / p.filename()).string();
 }
 
 // An existing file (by inode) or, for a name not yet there, the same absolute path.
@@ -165,7 +197,8 @@ bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
   bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
   if (ea && eb) return same_inode(sa, sb);
-  return absolute_path(a) == absolute_path(b);
+  if (ea != eb) return false;
+  return absolute_path(a) == absolute_path(b) || resolved(a) == resolved(b);
 }
 
 // Does `folder` hold `file` (one of its entries, by inode)? For an input folder (a checkpoint):
@@ -189,6 +222,54 @@ bool inside(const std::string& path, const std::string& folder) {
   if (fi == f.end() || (std::next(fi) == f.end() && fi->empty())) return true;
   struct stat sp {}, sf {};
   return ::stat(folder_of(path).c_str(), &sp) == 0 && ::stat(folder.c_str(), &sf) == 0 && same_inode(sp, sf);
+}
+
+// The files a checkpoint folder may hold: attnlab's and Hugging Face's own names. --save replaces a
+// folder only when it holds these and nothing else (a project folder is never a checkpoint).
+bool checkpoint_file_name(const std::string& n) {
+  static const char* const names[] = {"config.json", "training.json", "tokenizer.json", "tokenizer_config.json",
+                                      "special_tokens_map.json", "generation_config.json", "vocab.json", "merges.txt"};
+  for (const char* k : names)
+    if (n == k) return true;
+  auto ends = [&](const std::string& suffix) { return n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0; };
+  return ends(".safetensors") || ends(".safetensors.index.json");
+}
+
+// Does the folder hold a checkpoint (config.json and weights) and nothing else? `foreign` names the
+// first entry that does not belong to one (or config.json when it is missing).
+bool holds_only_checkpoint(const std::string& folder, std::string& foreign) {
+  std::error_code ec;
+  bool config = false, weights = false;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    const std::string n = e.path().filename().string();
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !checkpoint_file_name(n)) {
+      foreign = n;
+      return false;
+    }
+    config = config || n == "config.json";
+    weights = weights || n.find(".safetensors") != std::string::npos;
+  }
+  if (ec) {
+    foreign = ".";
+    return false;
+  }
+  if (!config || !weights) foreign = "";  // the message says: no config.json and weights
+  return config && weights;
+}
+
+// The old checkpoint, swapped out to a temporary name: its own files removed by name, then the
+// folder; anything else found there is left where it is (nothing is removed that was not checked).
+void remove_checkpoint(const std::string& folder) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) == 0 && S_ISREG(st.st_mode) && checkpoint_file_name(e.path().filename().string()))
+      files.push_back(e.path());
+  }
+  for (const fs::path& f : files) ::unlink(f.c_str());
+  ::rmdir(folder.c_str());
 }
 
 // The permissions a file gets: those of the file it replaces, or what a plain open would give.
@@ -264,18 +345,26 @@ void write_in_place(const std::string& flag, const std::string& path, const std:
 
 }  // namespace
 
+// An input's name reaches the JSON, HTML and terminal outputs (a trace records its sources): UTF-8
+// text without control characters, or refused before any work.
+void require_clean_name(const std::string& flag, const std::string& path) {
+  if (!is_clean_text(path)) throw UsageError("cli.err.path_not_text", {{"flag", flag}, {"path", printable(path)}});
+}
+
 void declare_input(const std::string& flag, const std::string& path) {
   if (path.empty() || path == "-") return;
+  require_clean_name(flag, path);
   g_inputs.push_back({flag, path, false});
   for (const Output& o : g_outputs)
-    if (!o.deferred && same_file(path, o.target))
+    if (o.path != "-" && same_file(path, o.target))
       throw UsageError("cli.err.output_is_input", {{"flag", o.flag}, {"path", o.path}, {"input_flag", flag}, {"input", path}});
 }
 
 void declare_input_folder(const std::string& flag, const std::string& folder) {
+  require_clean_name(flag, folder);
   g_inputs.push_back({flag, folder, true});
   for (const Output& o : g_outputs)
-    if (!o.deferred && folder_holds(folder, o.target))
+    if (o.path != "-" && folder_holds(folder, o.target))
       throw UsageError("cli.err.output_is_input", {{"flag", o.flag}, {"path", o.path}, {"input_flag", flag}, {"input", folder}});
 }
 
@@ -287,12 +376,17 @@ void declare_output(const std::string& flag, const std::string& path) {
   if (path == "-" || written_in_place(path)) {
     o.deferred = true;
     o.target = path;
-    if (path != "-" && ::access(path.c_str(), W_OK) != 0) cannot_write(flag, path);
+    o.write_path = path == "-" || is_stdout(path) ? "-" : path;  // stdout's own stream, never reopened
+    if (path != "-") {
+      if (::access(path.c_str(), W_OK) != 0) cannot_write(flag, path);
+      check_against_inputs(flag, path, path);  // stdout named as a file may be an input (by inode)
+    }
     g_outputs.push_back(std::move(o));
     return;
   }
   o.target = final_target(flag, path);
   if (fs::path(o.target).filename().empty()) cannot_write(flag, path);
+  o.target = resolved(o.target);
   check_against_inputs(flag, path, o.target);
   struct stat st {};
   if (::stat(o.target.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
@@ -325,7 +419,22 @@ void declare_save_folder(const std::string& flag, const std::string& path, bool 
     if (!S_ISDIR(st.st_mode)) throw UsageError("train.err.save_not_folder", {{"flag", flag}, {"path", path}});
     std::error_code ec;
     bool empty = fs::is_empty(s.target, ec);
-    if (!ec && !empty && !force) throw UsageError("train.err.save_not_empty", {{"flag", flag}, {"path", path}});
+    if (ec) cannot_write(flag, path);
+    if (!empty) {  // only a checkpoint is ever replaced, and only with --force
+      std::string foreign;
+      if (!holds_only_checkpoint(s.target, foreign))
+        throw UsageError("train.err.save_foreign", {{"flag", flag}, {"path", path}, {"entry", foreign.empty() ? "__none" : foreign}});
+      if (!force) throw UsageError("train.err.save_not_empty", {{"flag", flag}, {"path", path}});
+    }
+    // The folder is renamed at the end: a mount point, the working folder or a folder above it
+    // cannot be (EBUSY after the whole training), so they are refused now.
+    struct stat up {}, cwd {};
+    if (::stat(".", &cwd) == 0 && (same_inode(cwd, st) || inside(fs::current_path(ec).string(), s.target)))
+      throw UsageError("train.err.save_cwd", {{"flag", flag}, {"path", path}});
+    std::vector<char> real(PATH_MAX + 1);
+    const std::string above = ::realpath(s.target.c_str(), real.data()) != nullptr ? folder_of(real.data()) : folder_of(s.target);
+    if (::stat(above.c_str(), &up) == 0 && (up.st_dev != st.st_dev || same_inode(up, st)))
+      throw UsageError("train.err.save_mount", {{"flag", flag}, {"path", path}});
     s.replace = true;
     s.mode = st.st_mode & 07777;
   } else {
@@ -364,6 +473,7 @@ void declare_save_folder(const std::string& flag, const std::string& path, bool 
   }
   s.tmp = name.data();
   if (s.tmp.size() < sizeof g_temp_dir) std::memcpy(g_temp_dir, s.tmp.c_str(), s.tmp.size() + 1);
+  remember_made_dirs(s.made);
   g_save = std::move(s);
 }
 
@@ -393,7 +503,7 @@ void write_output_with(const std::string& flag, const std::string& path, const s
     o = find_output(flag, path);
   }
   if (o->deferred) {
-    o->write_later = [flag, path, write] { write_in_place(flag, path, write); };
+    o->write_later = [flag, at = o->write_path, write] { write_in_place(flag, at, write); };
     return;
   }
   write_into(*o, write);
@@ -409,7 +519,7 @@ void write_output(const std::string& flag, const std::string& path, const std::s
     return [s](std::FILE* f) { return std::fwrite(s.data(), 1, s.size(), f) == s.size(); };
   };
   if (o->deferred) {
-    o->write_later = [flag, path, write = put(text)] { write_in_place(flag, path, write); };
+    o->write_later = [flag, at = o->write_path, write = put(text)] { write_in_place(flag, at, write); };
     return;
   }
   write_into(*o, put(text));
@@ -418,22 +528,32 @@ void write_output(const std::string& flag, const std::string& path, const std::s
 void write_page(const std::string& flag, const std::string& path, const std::string& page) { write_output(flag, path, page); }
 
 void commit_outputs() {
-  // every file first (all complete by now), then the checkpoint folder, then stdout and devices
+  // Devices, FIFOs and stdout first, while every file is still as the run found it: a write that
+  // fails there (/dev/full, a closed pipe) leaves no file replaced. Then every file (all complete by
+  // now), then the checkpoint folder.
   for (Output& o : g_outputs) {
-    if (o.deferred) continue;
-    if (!o.written) throw std::logic_error("an output declared but never written: " + o.flag);
-    if (std::rename(o.tmp.c_str(), o.target.c_str()) != 0) {
-      int e = errno;
-      discard_outputs();
-      write_failed(o.flag, o.path, e);
+    if (!o.deferred) {
+      if (!o.written) throw std::logic_error("an output declared but never written: " + o.flag);
+      continue;
     }
-    o.tmp.clear();
+    if (!o.write_later) continue;
+    auto write = std::move(o.write_later);
+    o.write_later = nullptr;
+    write();  // throws WriteError: main discards the temporaries
   }
+  // the checkpoint folder first: the step most likely to fail (another run, a busy folder)
   if (g_save) {
     SaveFolder& s = *g_save;
     ::chmod(s.tmp.c_str(), s.mode);
     std::error_code ec;
     bool empty = !s.replace || fs::is_empty(s.target, ec);
+    // what is there now must still be a checkpoint and nothing else (another program may have
+    // written into the folder while this run trained)
+    std::string foreign;
+    if (!empty && !holds_only_checkpoint(s.target, foreign)) {
+      discard_outputs();
+      throw WriteError("train.err.save_foreign", {{"flag", s.flag}, {"path", s.path}, {"entry", foreign.empty() ? "__none" : foreign}});
+    }
     int rc = 0;
     std::string old;
     if (empty) {
@@ -453,15 +573,21 @@ void commit_outputs() {
       discard_outputs();
       write_failed(s.flag, s.path, e);
     }
-    if (!old.empty()) remove_tree(old);
+    if (!old.empty()) remove_checkpoint(old);
     g_save.reset();
   }
+  for (Output& o : g_outputs) {
+    if (o.deferred) continue;
+    if (std::rename(o.tmp.c_str(), o.target.c_str()) != 0) {
+      int e = errno;
+      discard_outputs();
+      write_failed(o.flag, o.path, e);
+    }
+    o.tmp.clear();
+  }
   forget_temps();
-  std::vector<Output> outs = std::move(g_outputs);
   g_outputs.clear();
   g_inputs.clear();
-  for (Output& o : outs)
-    if (o.deferred && o.write_later) o.write_later();
 }
 
 void discard_outputs() {

@@ -29,6 +29,7 @@
 #include "table.h"
 #include "tensor.h"
 #include "text.h"
+#include "utf8.h"
 #include "trainer.h"
 #include "variant_checkpoint.h"
 #include "variant_trainer.h"
@@ -86,6 +87,14 @@ void load_text(const TrainOptions& o, std::size_t keep, TextSetup& s) {
     text = bundled_corpus(s.name);
   } else {
     text = read_regular_file(s.name, kMaxCorpusBytes, "--corpus");
+    std::size_t at = 0;
+    for (char32_t cp = 0; at < text.size();) {  // a corpus is UTF-8 text: the first byte that is not, named
+      std::size_t before = at;
+      if (!next_utf8(text, at, cp)) {
+        at = before;
+        throw UsageError("train.err.corpus_utf8", {{"flag", "--corpus"}, {"path", s.name}, {"at", static_cast<std::uint64_t>(at)}});
+      }
+    }
   }
   s.min_count = static_cast<std::size_t>(o.min_count);
   CorpusSplit split = split_corpus(text, s.min_count, keep);
@@ -136,7 +145,7 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
   c.compute = o.dtype == "f32" ? train::Precision::F32 : train::Precision::F64;
   if (o.d_model % o.heads != 0)
     throw UsageError("cli.err.not_divisible", {{"a_flag", "--d-model"}, {"a", o.d_model}, {"b_flag", "--heads"},
-                                               {"b", o.heads}, {"suggest", (o.d_model / o.heads + 1) * o.heads}});
+                                               {"b", o.heads}, {"suggest", divisible_suggestion(static_cast<std::uint64_t>(o.d_model), static_cast<std::uint64_t>(o.heads))}});
   const auto T = static_cast<std::size_t>(o.seq_len);
   if (T < train::task_min_seq_len(c.task))
     throw UsageError("train.err.seq_len_small", {{"flag", "--seq-len"}, {"value", o.seq_len}, {"task", o.task},
@@ -621,10 +630,34 @@ void run_variant(const TrainOptions& o, const train::TrainConfig& c, const TextS
   print_written();
 }
 
+// The run the flags ask for, by the flags that choose it.
+TrainMode train_mode(const TrainOptions& o) {
+  if (!o.study.empty()) return kStudy;
+  if (o.task != "text") return kSynthetic;
+  return o.variant() ? kVariant : kTextRun;
+}
+
+const char* mode_name(TrainMode m) {
+  return m == kStudy ? "study" : m == kSynthetic ? "synthetic" : m == kTextRun ? "text" : "variant";
+}
+
+// Every flag given is used by this run, or the run is refused before any work.
+void refuse_unused_flags(const CLI::App& sub, const TrainOptions& o) {
+  const TrainMode mode = train_mode(o);
+  for (const FlagUse& u : train_flag_uses()) {
+    if (sub.count(u.flag) == 0 || (u.modes & mode) != 0) continue;
+    std::vector<std::string> uses;
+    for (TrainMode m : {kStudy, kSynthetic, kTextRun, kVariant})
+      if ((u.modes & m) != 0) uses.push_back(text()("train.mode", {{"mode", mode_name(m)}}));
+    throw UsageError("train.err.flag_unused", {{"flag", u.flag}, {"mode", mode_name(mode)}, {"task", o.task},
+                                               {"uses", join_list(uses)}});
+  }
+  if (sub.count("--force") > 0 && o.save.empty())
+    throw UsageError("train.err.force_without_save", {{"flag", "--force"}, {"save_flag", "--save"}});
+}
+
 void run_train(const TrainOptions& o) {
   if (!o.study.empty()) {
-    if (o.dtype == "f32") throw UsageError("train.err.compute_variant", {{"flag", "--dtype"}, {"value", "f32"}});
-    if (o.repeat_share != 0) throw UsageError("train.err.repeat_share_gpt", {{"flag", "--repeat-share"}});
     if (o.threads && (*o.threads < 1 || *o.threads > 1024))
       throw UsageError("cli.err.threads", {{"flag", "--threads"}, {"value", *o.threads}});
     return run_study_command(o.study, o.json, o.threads ? static_cast<std::size_t>(*o.threads) : thread_count(), o.quiet);
@@ -654,6 +687,22 @@ void run_train(const TrainOptions& o) {
 }
 
 }  // namespace
+
+const std::vector<FlagUse>& train_flag_uses() {
+  static const std::vector<FlagUse> uses = {
+      {"--task", kAnyRun},       {"--layers", kAnyRun},     {"--heads", kAnyRun},       {"--d-model", kAnyRun},
+      {"--vocab", kAnyRun},      {"--seq-len", kAnyRun},    {"--mlp", kSynthetic | kTextRun},
+      {"--no-mlp", kSynthetic | kTextRun},                   {"--batch", kAnyRun},       {"--steps", kAnyRun},
+      {"--lr", kAnyRun},         {"--warmup", kAnyRun},     {"--seed", kAnyRun},        {"--threads", kAnyMode},
+      {"--save", kAnyRun},       {"--force", kAnyRun},      {"--corpus", kTextRun | kVariant},
+      {"--min-count", kTextRun | kVariant},                 {"--repeat-share", kTextRun},
+      {"--allow-long", kAnyRun}, {"--quiet", kAnyMode},     {"--dtype", kAnyRun},       {"--init", kSynthetic | kTextRun},
+      {"--json", kAnyMode},      {"--html", kAnyRun},       {"--study", kStudy},        {"--attention", kVariant},
+      {"--kv-heads", kVariant},  {"--latent", kVariant},    {"--rope-dim", kVariant},   {"--pos", kVariant},
+      {"--ffn", kVariant},       {"--norm", kVariant},      {"--d-ff", kVariant},       {"--lang", kAnyMode},
+  };
+  return uses;
+}
 
 void setup_train(CLI::App& root) {
   auto o = std::make_shared<TrainOptions>();
@@ -695,7 +744,10 @@ void setup_train(CLI::App& root) {
   sub->add_option("--norm", o->norm, t("train.opt.norm"));
   sub->add_option("--d-ff", o->d_ff, t("train.opt.d_ff"));
   add_lang_option(sub);
-  sub->callback([o] { run_train(*o); });
+  sub->callback([o, sub] {
+    refuse_unused_flags(*sub, *o);
+    run_train(*o);
+  });
 }
 
 }  // namespace attn::cli

@@ -17,15 +17,32 @@ std::string errno_code(int e) {
   switch (e) {
     case ENOENT: return "ENOENT";
     case EACCES: return "EACCES";
+    case EPERM: return "EPERM";
     case EISDIR: return "EISDIR";
+    case ENOTDIR: return "ENOTDIR";
     case EIO: return "EIO";
     case ENOSPC: return "ENOSPC";
     case EDQUOT: return "EDQUOT";
     case EFBIG: return "EFBIG";
     case EPIPE: return "EPIPE";
-    case ENOTDIR: return "ENOTDIR";
     case ENAMETOOLONG: return "ENAMETOOLONG";
     case ELOOP: return "ELOOP";
+    case EBUSY: return "EBUSY";
+    case ENOTEMPTY: return "ENOTEMPTY";
+    case EEXIST: return "EEXIST";
+    case EROFS: return "EROFS";
+    case EXDEV: return "EXDEV";
+    case ETXTBSY: return "ETXTBSY";
+    case ENOMEM: return "ENOMEM";
+    case EINVAL: return "EINVAL";
+    case EMFILE: return "EMFILE";
+    case ENFILE: return "ENFILE";
+    case ENXIO: return "ENXIO";
+    case ENODEV: return "ENODEV";
+    case EAGAIN: return "EAGAIN";
+    case EINTR: return "EINTR";
+    case ESTALE: return "ESTALE";
+    case ENOSYS: return "ENOSYS";
     default: return "other";
   }
 }

@@ -1,4 +1,5 @@
 #include "catalog.h"
+#include "printable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -156,6 +157,18 @@ void load_user_catalogs(const char* extra, std::vector<CatalogFile>& out) {
     for (const auto& path : files) {
       // A regular file of at most kMaxCatalogFileBytes (input.err.* names the file otherwise).
       std::string text = read_regular_file(path.string(), kMaxCatalogFileBytes, "ATTNLAB_CATALOG_PATH");
+      // Its words reach terminals, HTML pages that declare UTF-8 and JSON: UTF-8 or refused, with
+      // the line of the first bad byte.
+      if (!is_valid_utf8(text)) {
+        std::size_t line = 1, from = 0;
+        for (;;) {  // the first line that is not UTF-8 ('\n' never sits inside a UTF-8 sequence)
+          std::size_t end = text.find('\n', from);
+          if (!is_valid_utf8(std::string_view(text).substr(from, end == std::string::npos ? std::string::npos : end - from))) break;
+          if (end == std::string::npos) break;
+          from = end + 1, ++line;
+        }
+        throw UsageError("cli.err.catalog_utf8", {{"path", printable(path.string())}, {"line", line}});
+      }
       std::string name, lang;
       split_catalog_path(path.string(), name, lang);
       CatalogFile f = parse_catalog(text, name, lang, path.string());

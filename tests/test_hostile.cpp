@@ -94,6 +94,7 @@ TEST_CASE("a failed write to --json FILE, --html FILE or train --save is exit 1 
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::filesystem::create_symlink("/dev/full", dir + "/model.safetensors");
+  std::ofstream(dir + "/config.json") << "{}";  // a checkpoint (its files may be links): --force replaces it
   CliResult r = run_cli("train --steps 2 --layers 1 --d-model 8 --heads 2 --lang en --force --save " + dir);
   INFO(r.err);
   CHECK(r.code == 0);
@@ -270,7 +271,7 @@ TEST_CASE("the largest size a refusal names really runs, and one more is refused
 TEST_CASE("the trace reader: regular files only, JSON errors of every kind naming the file and key", "[hostile]") {
   refused("render /dev/zero --text", "render: '/dev/zero' is not a regular file");
   refused("render /tmp --text", "render: '/tmp' is a directory");
-  refused("render /nonexistent/t.json --text", "render: cannot open '/nonexistent/t.json' (no such file)");
+  refused("render /nonexistent/t.json --text", "render: cannot open '/nonexistent/t.json' (no such file or folder)");
   std::string head = R"({"schema":"attnlab.trace/1","lesson":"gelu","config":{"lang":"en","seed":)";
   std::string inf = write_tmp("inf_trace.json", head + R"(1e999},"tensors":{},"steps":[]})");
   refused("render " + inf + " --text", inf + ": key 'seed': the number 1e999 is out of range");

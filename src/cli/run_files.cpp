@@ -243,7 +243,8 @@ bool holds_only_checkpoint(const std::string& folder, std::string& foreign) {
   for (const auto& e : fs::directory_iterator(folder, ec)) {
     const std::string n = e.path().filename().string();
     struct stat st {};
-    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !checkpoint_file_name(n)) {
+    // a file, or a link to one (a Hugging Face cache's snapshot links its files to blobs)
+    if (::lstat(e.path().c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) || !checkpoint_file_name(n)) {
       foreign = n;
       return false;
     }
@@ -265,7 +266,8 @@ void remove_checkpoint(const std::string& folder) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(folder, ec)) {
     struct stat st {};
-    if (::lstat(e.path().c_str(), &st) == 0 && S_ISREG(st.st_mode) && checkpoint_file_name(e.path().filename().string()))
+    if (::lstat(e.path().c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+        checkpoint_file_name(e.path().filename().string()))  // a link itself, never what it names
       files.push_back(e.path());
   }
   for (const fs::path& f : files) ::unlink(f.c_str());

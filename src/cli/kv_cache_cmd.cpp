@@ -405,7 +405,7 @@ void setup_kv_cache(CLI::App& root) {
     // --kv-heads, --latent-dim and --rope-dim are what-if rows beside any model: not refused here
     refuse_dims_with_source(*sub, {"--layers", "--heads", "--head-dim", "--d-ff", "--vocab", "--ffn"});
     // the weights' size enters only the --memory section; without it these would be ignored
-    if (sub->count("--memory") == 0)
+    if (sub->count("--memory") == 0 && sub->count("--compare") == 0)  // --compare refuses them itself
       for (const char* flag : {"--weights-dtype", "--d-ff", "--vocab", "--ffn"})
         if (sub->count(flag) > 0) throw UsageError("calc.err.needs_memory", {{"flag", flag}, {"memory_flag", "--memory"}});
     KvOptions o = *opt;

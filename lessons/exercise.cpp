@@ -90,14 +90,19 @@ double answer_tolerance(const Posed& p) {
 
 std::optional<double> parse_number_answer(const std::string& s) {
   std::string t;
+  bool after_separator = false;
   for (char c : s) {
     if (c == ',' || c == '_' || c == ' ') {
-      // a separator only between digits: "4,294" but not ",5" or "5,"
-      if (t.empty() || !std::isdigit(static_cast<unsigned char>(t.back()))) return std::nullopt;
+      // a separator only between digits: "4,294" but not ",5", "5," or "4,,294"
+      if (t.empty() || after_separator || !std::isdigit(static_cast<unsigned char>(t.back()))) return std::nullopt;
+      after_separator = true;
       continue;
     }
+    if (after_separator && !std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    after_separator = false;
     t += c;
   }
+  if (after_separator) return std::nullopt;
   if (t.empty() || t.size() > 64) return std::nullopt;
   if (!std::isdigit(static_cast<unsigned char>(t.back())) && t.back() != '.') return std::nullopt;
   for (char c : t)

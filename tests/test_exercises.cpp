@@ -235,7 +235,7 @@ TEST_CASE("exercise CLI: malformed answers and bad numbers are usage errors, one
   for (const char* args : {"exercise attention 1 --answer abc", "exercise attention 1 --answer 1..2",
                            "exercise attention 4 --answer z", "exercise attention 4 --answer 2",
                            "exercise attention 9", "exercise attention 0", "exercise nosuch",
-                           "exercise qkv-roles 1 --answer 1", "exercise attention 1 --answer 1 --solution",
+                           "exercise qkv-roles 1 --answer 1,,2", "exercise attention 1 --answer 1 --solution",
                            "exercise attention 1 --seed -1", "exercise attention x"}) {
     INFO(args);
     CliResult r = run_cli(args, home.env());

@@ -117,10 +117,11 @@ void run_exercise_list(const ExerciseOptions& o, bool color) {
 // The verdict on an answer, in words and in the JSON.
 struct Verdict {
   bool right = false;
-  std::string text;
+  std::string text;   // as printed (coloured when colour is on)
+  std::string plain;  // the same words without colour (the JSON's "message", the book's verdict)
 };
 
-Verdict check_answer(const Posed& p, const std::string& answer, const std::string& lesson, nlohmann::ordered_json& j, bool color) {
+Verdict check_answer(const Posed& p, const std::string& answer, nlohmann::ordered_json& j, bool color) {
   const Text& t = text();
   Verdict v;
   j["answer"] = answer;
@@ -129,27 +130,29 @@ Verdict check_answer(const Posed& p, const std::string& answer, const std::strin
     if (!c) throw UsageError("course.err.answer_choice", {{"value", answer}, {"letters", letters_of(p.n_options)}});
     v.right = *c == p.choice;
     std::string reason = t("course.exercise.reason", {{"letter", letter_of(*c)}, {"reason", t(p.prefix + "reason." + letter_of(*c))}});
-    v.text = (v.right ? style::green(t("course.exercise.right"), color) : style::yellow(t("course.exercise.not_yet_choice"), color)) +
-             "\n" + reason + "\n";
+    std::string head = v.right ? t("course.exercise.right") : t("course.exercise.not_yet_choice");
+    v.text = (v.right ? style::green(head, color) : style::yellow(head, color)) + "\n" + reason + "\n";
+    v.plain = head + "\n" + reason + "\n";
     j["reason"] = t(p.prefix + "reason." + letter_of(*c));
   } else {
     auto x = parse_number_answer(answer);
     if (!x) throw UsageError("course.err.answer_number", {{"value", answer}});
     v.right = number_answer_right(p, *x);
-    if (v.right)
-      v.text = style::green(t("course.exercise.right_number", {{"answer", answer}, {"key", key_text(p.key)}}), color) + "\n";
-    else if (p.sig_figs == 0)
-      v.text = style::yellow(t("course.exercise.not_yet_exact", {{"answer", answer}}), color) + "\n";
-    else
-      v.text = style::yellow(t("course.exercise.not_yet", {{"answer", answer}, {"tol", tolerance_text(answer_tolerance(p))}}), color) + "\n";
+    std::string head = v.right            ? t("course.exercise.right_number", {{"answer", answer}, {"key", key_text(p.key)}})
+                       : p.sig_figs == 0 ? t("course.exercise.not_yet_exact", {{"answer", answer}})
+                                         : t("course.exercise.not_yet", {{"answer", answer}, {"tol", tolerance_text(answer_tolerance(p))}});
+    v.text = (v.right ? style::green(head, color) : style::yellow(head, color)) + "\n";
+    v.plain = head + "\n";
   }
   j["correct"] = v.right;
+  j["verdict"] = v.right ? "right" : "not-yet";
   if (!v.right) {
-    v.text += t("course.exercise.hint", {{"hint", t(p.prefix + "hint", p.args)}}) + "\n";
+    std::string hint = t("course.exercise.hint", {{"hint", t(p.prefix + "hint", p.args)}}) + "\n";
+    v.text += hint;
+    v.plain += hint;
     j["hint"] = t(p.prefix + "hint", p.args);
-  } else {
-    (void)lesson;
   }
+  j["message"] = v.plain;
   return v;
 }
 
@@ -181,15 +184,17 @@ void run_exercise_one(const ExerciseOptions& o, bool color) {
       out += "  " + letter_of(i) + ") " + t(p.prefix + "option." + letter_of(i)) + "\n";
       j["options"].push_back({{"letter", letter_of(i)}, {"text", t(p.prefix + "option." + letter_of(i))}});
     }
-    out += t("course.exercise.tol.choice", {{"letters", letters_of(p.n_options)}}) + "\n";
     j["tolerance"] = {{"choice", true}};
   } else if (p.sig_figs == 0) {
-    out += t("course.exercise.tol.exact") + "\n";
     j["tolerance"] = {{"exact", true}};
   } else {
-    out += t("course.exercise.tol.sig", {{"sig", p.sig_figs}, {"tol", tolerance_text(answer_tolerance(p))}}) + "\n";
     j["tolerance"] = {{"sig_figs", p.sig_figs}, {"within", answer_tolerance(p)}};
   }
+  const std::string tolerance = p.is_choice()      ? t("course.exercise.tol.choice", {{"letters", letters_of(p.n_options)}})
+                                : p.sig_figs == 0 ? t("course.exercise.tol.exact")
+                                                  : t("course.exercise.tol.sig", {{"sig", p.sig_figs}, {"tol", tolerance_text(answer_tolerance(p))}});
+  out += tolerance + "\n";
+  j["tolerance_text"] = tolerance;
 
   std::optional<std::string> answer = o.answer;
   const bool ask = !answer && !o.solution && !o.json && ::isatty(STDIN_FILENO) == 1 && ::isatty(STDOUT_FILENO) == 1;
@@ -206,7 +211,7 @@ void run_exercise_one(const ExerciseOptions& o, bool color) {
   }
 
   if (answer) {
-    Verdict v = check_answer(p, *answer, lesson, j, color);
+    Verdict v = check_answer(p, *answer, j, color);
     out += (ask ? "" : "\n") + v.text;
     if (v.right) {
       record_exercise_done(id);
@@ -223,11 +228,13 @@ void run_exercise_one(const ExerciseOptions& o, bool color) {
       }
       out += style::bold(t("course.exercise.key_choice", {{"letter", letter_of(p.choice)}}), color) + "\n";
       j["choice"] = letter_of(p.choice);
+      j["key_text"] = letter_of(p.choice);
     } else {
       out += t("course.exercise.solution", {{"text", t(p.prefix + "solution", p.args)}}) + "\n";
       out += style::bold(t("course.exercise.key", {{"key", key_text(p.key)}}), color) + "\n";
       j["solution"] = t(p.prefix + "solution", p.args);
       j["key"] = p.key;
+      j["key_text"] = key_text(p.key);
     }
   } else {
     out += "\n" + t("course.exercise.how", {{"lesson", lesson}, {"n", n}, {"seed", seed}}) + "\n";

@@ -64,6 +64,17 @@ std::string wrong_answer(const Posed& p) {
   return fmt::format("{:.10g}", p.key + 10 * answer_tolerance(p) + 1e-9);
 }
 
+// A shell command line as it is (run_cli prefixes the binary).
+CliResult run_cli_shell(const std::string& cmd) {
+  const std::string out = fs::temp_directory_path() / fmt::format("attnlab_tty_{}.out", ::getpid());
+  int status = std::system((cmd + " >'" + out + "' 2>&1").c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  std::remove(out.c_str());
+  return r;
+}
+
 std::size_t count_exercises() {
   std::size_t n = 0;
   for (const LessonExercises& e : all_exercises()) n += e.list.size();
@@ -236,7 +247,8 @@ TEST_CASE("exercise CLI: malformed answers and bad numbers are usage errors, one
                            "exercise attention 4 --answer z", "exercise attention 4 --answer 2",
                            "exercise attention 9", "exercise attention 0", "exercise nosuch",
                            "exercise qkv-roles 1 --answer 1,,2", "exercise attention 1 --answer 1 --solution",
-                           "exercise attention 1 --seed -1", "exercise attention x"}) {
+                           "exercise attention 1 --seed -1", "exercise attention x", "exercise gqa --seed 3",
+                           "exercise --answer 1", "exercise gqa --solution"}) {
     INFO(args);
     CliResult r = run_cli(args, home.env());
     CHECK(r.code == 2);
@@ -264,6 +276,24 @@ TEST_CASE("exercise CLI: listing, posing without a terminal, the lessons", "[exe
   CliResult zh = run_cli("exercise attention 1 --seed 3 --lang zh </dev/null", home.env());
   REQUIRE(zh.code == 0);
   CHECK(zh.out.find("有效数字") != std::string::npos);
+}
+
+TEST_CASE("exercise CLI: on a terminal it asks, waits and checks the answer typed", "[exercise][cli]") {
+  // util-linux's script(1) gives the run a terminal (stdin and stdout); the answer is typed into it.
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    WARN("no script(1): the terminal case is not run");
+    CHECK(true);
+    return;
+  }
+  StateHome home;
+  const Posed p = (*exercises_of("attention"))[0].pose(1);
+  const std::string cmd = "printf '" + fmt::format("{:.4g}", p.key) + "\\n' | " + home.env() + "script -qec \"'" + ATTNLAB_BIN +
+                          "' exercise attention 1 --color never\" /dev/null";
+  CliResult r = run_cli_shell(cmd);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("Your answer") != std::string::npos);  // it asked
+  CHECK(r.out.find("Right:") != std::string::npos);       // and checked what was typed
+  CHECK(fs::exists(home.file()));
 }
 
 TEST_CASE("progress: written atomically, read by course, cleared by --reset", "[exercise][progress]") {

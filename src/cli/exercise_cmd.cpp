@@ -246,6 +246,10 @@ void run_exercise_one(const ExerciseOptions& o, bool color) {
 void run_exercise(const ExerciseOptions& o) {
   bool color = use_color(o.color);
   if (o.json) declare_output("--json", *o.json);
+  // --seed, --answer and --solution are about one exercise: without N they would be ignored
+  if (!o.n)
+    for (auto [given, flag] : {std::pair{o.seed.has_value(), "--seed"}, {o.answer.has_value(), "--answer"}, {o.solution, "--solution"}})
+      if (given) throw UsageError("course.err.needs_n", {{"flag", flag}});
   if (!o.lesson) return run_exercise_lessons(o);
   if (!o.n) return run_exercise_list(o, color);
   run_exercise_one(o, color);

@@ -343,6 +343,8 @@ const char* kPage = R"JS(
   function parsed(r) { try { return JSON.parse(r.stdout); } catch (e) { return null; } }
   function drawExercises() {
     var list = $('exercise-list'), l = state.lesson;
+    exQueue.forEach(function (j) { delete exJobs[j.id]; });  // the boxes they were for are gone
+    exQueue = [];
     list.textContent = '';
     $('exercises').hidden = !l.exercises;
     for (var n = 1; n <= l.exercises; ++n) list.appendChild(exerciseBox(l.name, n));

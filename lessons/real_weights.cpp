@@ -63,9 +63,15 @@ std::size_t checkpoint_head(const std::optional<std::int64_t>& flag, std::size_t
 }
 
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
-                          const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla) {
+                          const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla,
+                          bool is_sample) {
   if (text && token_ids) throw UsageError("checkpoint.err.text_and_ids", {});
-  if (!text && !token_ids) throw UsageError("checkpoint.err.no_text", {});
+  std::optional<std::string> sample;
+  if (!text && !token_ids) {
+    sample = builtin_sample_text(weights);
+    if (!sample) throw UsageError("checkpoint.err.no_text", {});
+    return load_real_input(weights, sample, std::nullopt, max_tokens, allow_mla, true);
+  }
   RealInput in;
   in.folder = resolve_weights(weights);
   std::string type = config_model_type(in.folder);
@@ -84,6 +90,7 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
     tok = load_tokenizer(in.folder);
     in.ids = tok->encode(*text);
     in.from_text = true;
+    if (is_sample) in.sample = *text;
     if (in.ids.empty()) throw UsageError("checkpoint.err.empty_text", {{"flag", "--text"}});
   } else {
     if (token_ids->size() > kMaxTextBytes) throw UsageError("checkpoint.err.text_long", {{"flag", "--token-ids"}, {"max", kMaxTextBytes}});

@@ -22,6 +22,9 @@ struct RealInput {
   std::unique_ptr<MlaModel> mla;      // an MLA one (deepseek_v2, as attnlab trains it): exactly one is set
   std::vector<std::int64_t> ids;      // the tokens
   bool from_text = false;             // cut from --text by the tokenizer (else --token-ids as given)
+  // No --text and no --token-ids on a shipped model (--weights text-en): the model's own sample
+  // sentence (data/trained/samples.json), which the run says it used (note_sample_text).
+  std::optional<std::string> sample;
   std::vector<std::string> labels;    // as shown: the tokenizer's pieces, or "#id" for --token-ids without one
   std::shared_ptr<const Tokenizer> tokenizer;  // the checkpoint's (BPE or characters), when it has one
 
@@ -43,8 +46,10 @@ std::vector<Tensor> real_attention(const RealInput& in, const std::vector<std::i
 
 // max_tokens: the caller's work cap (a lesson's heatmaps, the heads command's L·H·T² numbers).
 // allow_mla: the caller runs MLA checkpoints too (heads, generate, lesson mla); others refuse one.
+// Neither text nor token_ids: a shipped model runs on its sample sentence (is_sample: this is that run).
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
-                          const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla = false);
+                          const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla = false,
+                          bool is_sample = false);
 // --layer N and --head N count from 1, as everything attnlab prints does (the chapter's way);
 // the tensor names count from 0, so layer 1 holds h.0.… (model.layers.0.…). Returns the tensor
 // index N − 1 (0 when the flag is not given); N outside 1 … count is refused (exit 2, naming the flag).
@@ -54,4 +59,12 @@ std::size_t checkpoint_head(const std::optional<std::int64_t>& flag, std::size_t
 // The largest T whose `count` tensors of (T, T) per head per layer stay under `budget` numbers.
 std::size_t tokens_within(std::size_t layers, std::size_t heads, std::size_t count, std::size_t budget);
 
+}  // namespace attn
+
+namespace attn {
+// The header note of a run on a shipped model's sample sentence (common.note_sample_text).
+template <class R>
+void note_sample_text(R& r, const RealInput& in) {
+  if (in.sample) r.header_note("note_sample_text", {{"text", *in.sample}});
+}
 }  // namespace attn

@@ -74,7 +74,7 @@ const std::map<std::string, std::string> kUsedEverywhere = {
     {"lesson transmla", kLessonCommon + " --tokens --seq-len --d-model --heads --kv-heads --head-dim --latent-dim --bytes-per-number --ranks --causal"},
     {"lesson decode", kLessonCommon + " --generate --vocab --d-model --heads --kv-heads --layers --latent-dim --rope-dim --bytes-per-number --bandwidth --peak"},
     {"lesson ffn", kLessonCommon + " " + kWeights + " --x --d-model --d-ff --activation"},
-    {"lesson gelu", kLessonCommon + " --values"},
+    {"lesson gelu", kLessonCommon + " --x --values"},
     {"lesson swiglu", kLessonCommon + " " + kWeights + " --x --d-model --d-ff --multiple-of"},
     {"lesson tradeoffs", kLessonCommon + " --retrain --variant"},
     {"lesson kv-memory", kLessonCommon + " " + kWeights + " --x --d-ff --top-k --activation"},

@@ -200,10 +200,10 @@ TEST_CASE("lesson gqa --heads 12 --kv-heads 4 reproduces the chapter", "[gqa][cl
 
 TEST_CASE("gqa says when d_model is derived from --heads rather than given", "[gqa][mqa]") {
   // Issue 15: --heads 12 alone raises d_model from 8 to 24; the numbers stay, a note says why.
+  // Issue 50: as mha says it, a header note under the config line (kept by --step on any step).
   auto d_model_notes = [](const Trace& t) {
-    const Step& input = step(t, "input");
-    return std::count(input.notes.begin(), input.notes.end(),
-                      Text(Lang::En)("kv_sharing.input.note_d_model", {{"d_model", 24}, {"heads", 12}, {"d_k", 2}}));
+    return std::count(t.header_notes.begin(), t.header_notes.end(),
+                      Text(Lang::En)("common.note_d_model_derived", {{"d_model", 24}, {"heads", 12}, {"d_k", 2}}));
   };
   TestConfig c;
   c.heads = 12;
@@ -213,8 +213,10 @@ TEST_CASE("gqa says when d_model is derived from --heads rather than given", "[g
   CHECK(d_model_notes(derived) == 1);
   c.d_model = 24;
   Trace given = run("gqa", c), plain = run("gqa", TestConfig{});
-  CHECK(step(given, "input").notes.empty());  // given: no note
-  CHECK(step(plain, "input").notes.empty());  // the default 8: no note
+  CHECK(d_model_notes(given) == 0);  // given: no note
+  CHECK(given.header_notes.empty());
+  CHECK(plain.header_notes.empty());  // the default 8: no note
+  CHECK(step(derived, "input").notes.empty());  // no longer a note of the first step alone
   TestConfig m;
   m.heads = 12;
   CHECK(d_model_notes(run("mqa", m)) == 1);

@@ -104,7 +104,7 @@ std::set<std::string> base_allowlist() {
   std::set<std::string> allow;
   // Program, units, formats, model families and the names of things that are not translated.
   add_identifiers(allow,
-                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops heads generate train book "
+                  "attnlab lesson list params kv-cache models render trace json html help version lang zh en qps bench decode flops heads generate train book course exercise color "
                   "KiB MiB GiB TiB PiB bf16 fp16 fp32 fp8 int8 int4 float bfloat "
                   "gpt llama mistral qwen falcon deepseek gemma mha gqa mqa mla ffn gelu swiglu silu relu "
                   "tanh softmax rope geva attention block gate symmetry roles memory hotpot inf nan");
@@ -181,7 +181,7 @@ TEST_CASE("pseudo-locale: list, models, params, kv-cache and --help", "[catalog]
                            "params --model llama-4-scout", "kv-cache --model llama-4-scout --seq-len 32768",
                            "params --model glm-4-9b", "params --model minicpm3-4b", "kv-cache --model minicpm3-4b --tp 4",
                            "--help", "lesson --help", "params --help", "kv-cache --help", "models --help", "list --help",
-                           "render --help",
+                           "render --help", "course --help", "exercise --help", "exercise gqa", "exercise gqa 4 --solution",
                            "bench --help", "bench memory --help", "bench decode --help", "flops --help",
                            "flops --model llama-3-8b", "flops --model deepseek-v3 --seq-len 128",
                            "bench memory --size-mib 64 --min-time 0", "bench decode --model llama-3-8b --seq-len 64 --min-time 0"})

@@ -196,6 +196,7 @@ Trace run_real(const AttentionOptions& c) {
   AttentionOptions run = c;
   run.causal = true;  // the checkpoint's attention is causal, whatever --causal says
   LessonRecorder r("attention", c.lang, {"attention"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   RealHead x = compute_real(in, li, hi);
   record_common_config(r, run, in.labels);
   r.config("d_model", I(mc.d));

@@ -248,6 +248,7 @@ Trace run_real(const BlockOptions& c) {
   BlockOptions run = c;
   run.causal = true;  // GPT-2's attention is causal, whatever --causal says
   LessonRecorder r("block", c.lang, {"block", "ffn_common"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   Dims d{in.ids.size(), as_size(mc.d), as_size(mc.n_h), as_size(mc.d_h), as_size(mc.d_ff), in.model->activation()};
   record_head_config(r, run, in.labels, HeadDims{d.T, d.D, d.H, d.Dk});
   r.config("d_ff", I(d.F));

@@ -202,6 +202,7 @@ Trace run_real(const FfnOptions& c) {
   const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   // llama first: its words for the real matrices (a GPT-2 layer's here) replace the random ones' (tensor.W_1, …)
   LessonRecorder r("ffn", c.lang, {"llama", "ffn", "ffn_common"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   FfnReal x = compute_real(in, li);
   r.config("d_model", I(mc.d));
   r.config("d_ff", I(mc.d_ff));

@@ -3,6 +3,7 @@
 //   GELU tanh   0.5 x (1 + tanh(√(2/π)(x + 0.044715 x³)))
 //   SiLU        x·σ(x)            ReLU  max(0, x)
 // Legend: N = how many values, P = points of the plotted grid. Words: lessons/gelu/LANG.cat.
+#include "errors.h"
 #include "ffn.h"
 #include "ffn_common/ffn_common.h"
 
@@ -92,21 +93,29 @@ void step_plot(LessonRecorder& r, const Gelu& g) {
 }
 
 // The lesson's options (lang and seed come with every run).
+// The points are --x, as in ffn and swiglu (one flag for "the numbers an activation is evaluated
+// at" across the three lessons); --values, the old name, still works and the run says so.
 struct GeluOptions : RunContext {
-  std::optional<std::string> values;  // --values
+  std::optional<std::string> x;       // --x
+  std::optional<std::string> values;  // --values (the old name of --x)
 };
 
 void bind(OptionBinder& b, GeluOptions& o) {
+  b.text("--x", o.x);
   b.text("--values", o.values);
 }
 
 Trace run(const GeluOptions& c) {
   LessonRecorder r("gelu", c.lang, {"gelu", "ffn_common"});
-  bool chapter = !c.values;
-  std::vector<double> v = chapter ? chapter_ffn().z_printed : parse_numbers(*c.values, "--values");
+  if (c.x && c.values) throw UsageError("gelu.err.x_and_values", {{"a_flag", "--x"}, {"b_flag", "--values"}});
+  const char* flag = c.values ? "--values" : "--x";
+  const std::optional<std::string>& given = c.values ? c.values : c.x;
+  bool chapter = !given;
+  std::vector<double> v = chapter ? chapter_ffn().z_printed : parse_numbers(*given, flag);
   // each value: GELU, ReLU, the tanh form and their differences, in tensors, a table and the plot
-  require_work([](double n) { return Work{20.0 * n, 10.0 * n}; }, v.size(), "--values", "--values");
-  require_fits({v.size()}, "--values", "the number of --values");
+  require_work([](double n) { return Work{20.0 * n, 10.0 * n}; }, v.size(), flag, flag);
+  require_fits({v.size()}, flag, std::string("the number of ") + flag);
+  if (c.values) r.header_note("note_values_old");
   r.config("values", chapter ? std::string("chapter") : std::string("custom"));
   r.config("n_values", I(v.size()));
   Gelu g = compute(v);

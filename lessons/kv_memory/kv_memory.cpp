@@ -210,6 +210,7 @@ Trace run_real(const KvMemoryOptions& c) {
   std::size_t K = positive(c.top_k, 5, "--top-k");
   if (K > mc.d_ff) throw UsageError("kv_memory.err.top_k", {{"top_k", K}, {"d_ff", mc.d_ff}});
   LessonRecorder r("kv-memory", c.lang, {"kv_memory", "ffn_common"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   RealMemory x = compute_real(in, li, K);
   r.config("d_model", I(mc.d));
   r.config("d_ff", I(mc.d_ff));

@@ -79,7 +79,7 @@ KvRun compute(const KvDims& d, std::uint64_t seed, bool causal) {
 
 void step_input(LessonRecorder& r, const KvDims& d, const KvRun& k, const std::vector<std::string>& tokens) {
   r.tensor("X", k.X, {.rows = tokens});  // (T, D)
-  if (d.d_model_derived) r.note("input.note_d_model", {{"d_model", d.D}, {"heads", d.H}, {"d_k", d.Dk}});
+  note_d_model_derived(r, d.d_model_derived, d.D, d.H);  // under the config line, as mha has it
 }
 
 // Heads and groups count from 1, as the chapter does (on a checkpoint too: `real` adds the note
@@ -301,6 +301,7 @@ Trace run_kv_sharing_real(const KvOptions& given, const KvStory& story) {
   const std::size_t li = checkpoint_layer(c.layer, mc.l);
   const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   LessonRecorder r(story.lesson, c.lang, {story.lesson, "kv_sharing", "llama"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   const std::vector<std::string>& tokens = in.labels;
   KvDims d{tokens.size(), as_size(mc.d), as_size(mc.n_h), as_size(mc.n_g), as_size(mc.d_h), false};
   record_common_config(r, c, tokens);

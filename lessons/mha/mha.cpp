@@ -253,6 +253,7 @@ Trace run_real(const MhaOptions& given) {
   const std::size_t li = checkpoint_layer(c.layer, mc.l);
   const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   LessonRecorder r("mha", c.lang, {"mha", "llama"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   HeadDims d{in.ids.size(), as_size(mc.d), as_size(mc.n_h), as_size(mc.d_h)};
   record_head_config(r, c, in.labels, d);
   r.config("weights", weights_label(in.folder));

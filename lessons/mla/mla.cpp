@@ -316,6 +316,7 @@ Trace run_real(const MlaOptions& c) {
   const MlaDims d = in.mla->dims(in.ids.size());
   const std::vector<std::string>& tokens = in.labels;
   LessonRecorder r("mla", c.lang, {"mla"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   MlaOptions shown = c;
   shown.causal = true;  // a decoder's attention is causal, whatever --causal says
   record_common_config(r, shown, tokens);

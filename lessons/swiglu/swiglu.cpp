@@ -220,6 +220,7 @@ Trace run_real(const SwigluOptions& c) {
   const std::int64_t layer = static_cast<std::int64_t>(li) + 1;
   // llama first: its words for the real matrices replace the random ones' (tensor.W_gate, …)
   LessonRecorder r("swiglu", c.lang, {"llama", "swiglu", "ffn_common"});
+  note_sample_text(r, in);  // no --text on a shipped model: its own sentence, said so
   r.config("d_model", I(mc.d));
   r.config("hidden", I(mc.d_ff));
   r.config("weights", weights_label(in.folder));

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "embedded_data.h"
 #include "errors.h"
 #include "input_file.h"
@@ -192,6 +194,16 @@ std::vector<std::string> builtin_model_names() {
     names.emplace_back(f.path.substr(8, slash - 8));
   }
   return names;
+}
+
+std::optional<std::string> builtin_sample_text(const std::string& name) {
+  const auto names = builtin_model_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
+  auto file = embedded_file("trained/samples.json");
+  if (!file) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*file);  // our own file, compiled in
+  if (!j.contains(name) || !j[name].is_string()) return std::nullopt;
+  return j[name].get<std::string>();
 }
 
 std::string weights_label(const std::string& folder) {

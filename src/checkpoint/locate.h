@@ -7,6 +7,7 @@
 // The cache, as huggingface_hub lays it out:
 //   $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub
 //   └── models--ORG--NAME/refs/main (a revision hash)  snapshots/REV/{config.json, model.safetensors, …}
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace attn {
 // this run), so every checkpoint command reads them as it reads any folder. A folder of that name
 // in the current directory wins.
 std::vector<std::string> builtin_model_names();
+// The sentence a shipped model runs on when --weights NAME comes without --text or --token-ids
+// (data/trained/samples.json: the README's examples), if NAME is a shipped model that has one.
+std::optional<std::string> builtin_sample_text(const std::string& name);
 // The name a learner gave for a built-in model's folder ("text-en"), or the folder itself: what
 // lessons and reports print, the same on every machine.
 std::string weights_label(const std::string& folder);

@@ -345,7 +345,10 @@ void run_decode(const DecodeOptions& o) {
                                               {"mha_share", percent(floor_m / med_m)}, {"mla_share", percent(floor_a / med_a)}}) + "\n";
   }
   if (!skipped.empty()) out += "  " + t("bench.decode.note_skipped", {{"flag", "--max-cache-mib"}, {"max", o.max_cache_mib}}) + "\n";
-  if (any_in_llc) out += "  " + t("bench.decode.note_llc", {{"llc", llc_text()}}) + "\n";
+  if (any_in_llc) {  // both figures named: the last-level cache, and twice it (the bound a marked cache is under)
+    const std::uint64_t llc = last_level_cache_bytes();
+    out += "  " + t("bench.decode.note_llc", {{"llc", llc_text()}, {"twice", llc == 0 ? std::string("?") : binary_size(2.0 * static_cast<double>(llc))}}) + "\n";
+  }
   if (any_over) out += "  " + t("bench.decode.note_over") + "\n";
   if (o.out.html) write_html_report(*o.out.html, t("bench.decode.html_title", {{"model", m.name}}), out);
   if (o.out.json) write_json_doc(*o.out.json, "attnlab.bench-decode/2", j.dump(2) + "\n");

@@ -15,6 +15,8 @@
 #include "commands.h"
 #include "errors.h"
 #include "input_file.h"
+#include "course.h"
+#include "exercise.h"
 #include "lesson.h"
 
 namespace attn::cli {
@@ -87,7 +89,11 @@ nlohmann::json page_words() {
       {"title", {}}, {"intro", {}}, {"lessons", {}}, {"language", {}}, {"default", {}},
       {"loading", {}}, {"computing", {}}, {"ran", {"ms"}}, {"refused", {}}, {"failed", {}},
       {"settings", {}}, {"command", {}}, {"link", {}}, {"trace", {}}, {"download", {}},
-      {"cli_only", {"flags"}}, {"no_worker", {}}, {"about", {"version"}}, {"too_large", {"mb"}}};
+      {"cli_only", {"flags"}}, {"no_worker", {}}, {"about", {"version"}}, {"too_large", {"mb"}},
+      // the path and the exercises (issue 50)
+      {"path", {}}, {"path_intro", {}}, {"path_col_lessons", {}}, {"path_col_teaches", {}}, {"path_col_minutes", {}},
+      {"path_col_done", {}}, {"progress_reset", {}}, {"exercises", {}}, {"exercise_seed", {}}, {"answer", {}},
+      {"check", {}}, {"solution", {}}, {"key", {}}};
   nlohmann::json out = nlohmann::json::object();
   for (const std::string& code : book_langs()) {
     Text t(Lang{code});
@@ -115,12 +121,23 @@ nlohmann::json manifest() {
     options.push_back({{"flag", "--precision"}, {"kind", "integer"}, {"help", ManifestBinder::help(catalog, "--precision")}});
     nlohmann::json summary = nlohmann::json::object();
     for (const std::string& code : book_langs()) summary[code] = Text(Lang{code})(catalog + ".summary");
-    lessons.push_back({{"name", info->name}, {"summary", summary}, {"options", options}, {"cli_only", cli}});
+    const std::vector<Exercise>* ex = exercises_of(info->name);
+    lessons.push_back({{"name", info->name}, {"summary", summary}, {"options", options}, {"cli_only", cli},
+                       {"exercises", ex == nullptr ? 0 : ex->size()}});
+  }
+  // The path the book opens on (lessons/course.h), what each stop teaches in every language.
+  nlohmann::json course = nlohmann::json::array();
+  for (const CourseStop& stop : course_stops()) {
+    nlohmann::json teaches = nlohmann::json::object();
+    for (const std::string& code : book_langs()) teaches[code] = Text(Lang{code})(std::string("course.stop.") + stop.id);
+    course.push_back({{"id", stop.id}, {"lessons", std::vector<std::string>(stop.lessons.begin(), stop.lessons.end())},
+                      {"minutes", stop.minutes}, {"command", stop.command}, {"teaches", teaches}});
   }
   return {{"version", std::string("attnlab ") + ATTNLAB_VERSION},
           {"langs", book_langs()},
           {"words", page_words()},
-          {"lessons", lessons}};
+          {"lessons", lessons},
+          {"course", course}};
 }
 
 // The source stamp the core was built with (cmake/source_stamp.cmake writes it into the core's

@@ -26,6 +26,9 @@ const Text& text();  // the catalogs in the run's language
 std::string head_ref(std::size_t layer_index, std::size_t head_index);
 // Items joined as the run's language joins a list (cli.lesson.step_join: a comma in English).
 std::string join_list(const std::vector<std::string>& items);
+// --color auto|always|never, the same on every command that prints to a terminal: always/never win
+// over NO_COLOR and isatty; auto is colour on a terminal. Another value is a UsageError (cli.err.color).
+bool use_color(const std::string& mode);
 // --lang on a command, for its --help (main takes --lang out of the arguments before parsing,
 // wherever it stands, so the option only documents it).
 void add_lang_option(CLI::App* app);
@@ -55,6 +58,10 @@ struct FlagUse {
 };
 const std::vector<FlagUse>& train_flag_uses();
 void setup_book(CLI::App& root);      // attnlab book --html FILE (the lessons as one live page)
+void setup_course(CLI::App& root);    // attnlab course (the path, progress; --reset)
+void setup_exercise(CLI::App& root);  // attnlab exercise [LESSON [N]] (pose, --answer, --solution)
+// attnlab with no arguments: what the tool is and the three commands to start with.
+std::string front_door();
 // attnlab train --study NAME: trains the study, `workers` runs at once (study_cmd.cpp).
 void run_study_command(const std::string& study, const std::string& json, std::size_t workers, bool quiet);
 
@@ -120,6 +127,9 @@ void write_html_report(const std::string& path, const std::string& title, const 
                        const std::vector<HtmlBarChart>& charts = {});
 // A "wrote FILE: …" line for stderr, printed after commit (nothing for "-").
 void note_written(const std::string& path, const std::string& line);
+// With output files and none of them "-", stdout gets nothing: a last "wrote" line (key, given the
+// --json path as {json} and {has_json}) says the text was not printed and how to read it too.
+void note_not_printed(const ReportOutputs& o, const std::string& key);
 // Commit, print the report on stdout when no output flag was given, then the "wrote" lines.
 void finish_report(const ReportOutputs& o, const std::string& report);
 void print_written();

@@ -230,6 +230,7 @@ void run_generate(const GenerateOptions& o) {
   GenerateReport r = compute(o);
   const Text& t = text();
   std::string report = render_text(r, t);
+  if (r.in.sample) report = t("common.note_sample_text", {{"text", *r.in.sample}}) + "\n\n" + report;
   if (o.out.html) write_html_report(*o.out.html, t("checkpoint.generate.html_title"), report);
   if (o.out.json) write_json_doc(*o.out.json, "attnlab.generate/1", render_json(r));
   finish_report(o.out, report);

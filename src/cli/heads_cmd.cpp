@@ -112,6 +112,7 @@ std::string render_json(const HeadsReport& r, std::size_t top) {
   nlohmann::json j;
   j["schema"] = "attnlab.heads/1";
   j["weights"] = weights_label(r.in.folder);
+  if (r.in.sample) j["sample_text"] = *r.in.sample;  // no --text: the shipped model's own sentence
   j["layers"] = m.l;
   j["heads"] = m.n_h;
   j["d_model"] = m.d;
@@ -167,6 +168,7 @@ void run_heads(const HeadsOptions& o) {
   auto top = static_cast<std::size_t>(std::min<std::int64_t>(o.top, static_cast<std::int64_t>(m.l * m.n_h)));
   const Text& t = text();
   std::string report = render_text(r, top, t);
+  if (r.in.sample) report = t("common.note_sample_text", {{"text", *r.in.sample}}) + "\n\n" + report;
   if (o.out.html) write_html_report(*o.out.html, t("checkpoint.heads.html_title"), report);  // the grids, preformatted
   if (o.out.json) write_json_doc(*o.out.json, "attnlab.heads/1", render_json(r, top));
   finish_report(o.out, report);

@@ -37,18 +37,6 @@ struct LessonOptions {
   const std::optional<std::string>* weights = nullptr;  // the lesson's --weights, if it has one
 };
 
-// Colour only for a terminal, unless asked: --color always/never win over NO_COLOR and isatty.
-bool use_color(const std::string& mode) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
-  if (mode != "auto") throw UsageError("cli.err.color", {{"flag", "--color"}, {"value", mode}});
-  const char* no_color = std::getenv("NO_COLOR");
-  const char* term = std::getenv("TERM");
-  if (no_color != nullptr && *no_color != '\0') return false;
-  if (term != nullptr && std::string(term) == "dumb") return false;
-  return ::isatty(STDOUT_FILENO) == 1;
-}
-
 // The lesson's own flags, bound with CLI11, with option_help's text (swiglu's --d-model, which has no
 // heads to fit, has a help of its own).
 class CliBinder : public OptionBinder {
@@ -109,6 +97,7 @@ void run_lesson(const LessonOptions& o) {
     note_written(*o.out.json, text()("cli.lesson.wrote", {{"path", *o.out.json}, {"schema", kTraceSchema}, {"n", n}, {"bytes", static_cast<std::int64_t>(json_bytes)}}));
   if (o.out.npz)
     note_written(*o.out.npz, text()("cli.lesson.wrote_npz", {{"path", *o.out.npz}, {"n", n}, {"bytes", static_cast<std::int64_t>(npz_bytes)}}));
+  note_not_printed(o.out, "cli.lesson.not_printed");
   print_written();
 }
 

@@ -8,6 +8,7 @@
 // in it. --lang is global: `attnlab lesson --lang zh mha` works as well as `… mha --lang zh`.
 #include <csignal>
 #include <algorithm>
+#include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -195,6 +196,24 @@ void check_command_word(const CLI::App& app, const std::vector<std::string>& arg
     throw attn::UsageError("cli.err.command_unknown", {{"command", args[0]}, {"name", word}, {"commands", names}});
 }
 
+// --color auto|always|never on every command that prints to a terminal (issue 50: `heads --color never`
+// was refused). The commands that colour their output bind it themselves; on the others it is
+// accepted and checked (a colourless report is the same bytes whatever its value).
+void add_color_everywhere(CLI::App& app) {
+  static std::deque<std::string> values;  // the options' storage, alive as long as the apps
+  for (CLI::App* sub : app.get_subcommands({})) {
+    if (!sub->get_subcommands({}).empty()) {  // lesson NAME, bench memory|decode: their own commands
+      add_color_everywhere(*sub);
+      continue;
+    }
+    if (sub->get_option_no_throw("--color") != nullptr) continue;
+    values.emplace_back("auto");
+    sub->add_option("--color", values.back(), attn::cli::text()("cli.opt.color"))->each([](const std::string& v) {
+      if (v != "auto" && v != "always" && v != "never") throw attn::UsageError("cli.err.color", {{"flag", "--color"}, {"value", v}});
+    });
+  }
+}
+
 // One run of the command line: main's body, also what the book's page calls for each run.
 int run_command_line(int argc, char** argv) {
   attn::Lang lang;  // English until the environment or --lang says otherwise
@@ -216,6 +235,11 @@ int run_command_line(int argc, char** argv) {
     if (p.lang) lang = attn::parse_lang(*p.lang);
     attn::cli::set_run_lang(lang);
     const attn::Text& t = attn::cli::text();
+    if (p.args.empty()) {  // the front door; --help stays the reference
+      attn::cli::emit(attn::cli::front_door());
+      attn::cli::finish_stdout();
+      return 0;
+    }
 
     CLI::App app{t("cli.app.description"), "attnlab"};
     attn::cli::use_wide_formatter(app);
@@ -237,6 +261,9 @@ int run_command_line(int argc, char** argv) {
     attn::cli::setup_generate(app);
     attn::cli::setup_train(app);
     attn::cli::setup_book(app);
+    attn::cli::setup_course(app);
+    attn::cli::setup_exercise(app);
+    add_color_everywhere(app);
     attn::cli::check_option_values(app);
     attn::cli::localize_help(app);
 

@@ -1,4 +1,7 @@
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 
@@ -31,6 +34,19 @@ const Text& text() {
 std::string head_ref(std::size_t layer_index, std::size_t head_index) {
   return text()("checkpoint.head_ref", {{"layer", layer_index + 1}, {"head", head_index + 1}, {"l0", layer_index}, {"h0", head_index}});
 }
+
+// Colour only for a terminal, unless asked: --color always/never win over NO_COLOR and isatty.
+bool use_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (mode != "auto") throw UsageError("cli.err.color", {{"flag", "--color"}, {"value", mode}});
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  if (term != nullptr && std::string(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
 
 std::string join_list(const std::vector<std::string>& items) {
   std::string out;

@@ -47,9 +47,15 @@ void write_html_report(const std::string& path, const std::string& title, const 
   write_html_doc(path, render_html_report({run_lang().code, title, report, charts, text().all_of("render")}));
 }
 
+void note_not_printed(const ReportOutputs& o, const std::string& key) {
+  if (!o.any() || o.json == "-" || o.html == "-" || o.npz == "-") return;  // printed, or stdout holds a file
+  g_wrote.push_back(text()(key, {{"json", o.json.value_or("")}, {"has_json", o.json.has_value()}}));
+}
+
 void finish_report(const ReportOutputs& o, const std::string& report) {
   commit_outputs();
   if (!o.any()) emit(report);
+  note_not_printed(o, "cli.wrote.not_printed");
   print_written();
 }
 

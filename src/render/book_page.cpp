@@ -41,6 +41,16 @@ code { font-family: ui-monospace, monospace; word-break: break-all; }
 iframe { width: 100%; border: 1px solid var(--line); min-height: 480px; }
 main[data-state="computing"] iframe { opacity: 0.5; }
 #attnlab-trace { max-height: 240px; overflow: auto; font-size: 11px; white-space: pre-wrap; word-break: break-all; }
+.exercise { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 10px 0; }
+.exercise h4 { margin: 0 0 4px; font-size: 15px; }
+.exercise pre { white-space: pre-wrap; font: 14px/1.45 system-ui, "Noto Sans", "Noto Sans CJK SC", sans-serif; margin: 4px 0; }
+.exercise input[type=text] { font: 14px ui-monospace, monospace; padding: 3px 6px; width: 180px; }
+.exercise [data-verdict="right"] { color: #1a7f37; }
+.exercise [data-verdict="not-yet"] { color: #9a6700; }
+.exercise .solution { color: var(--soft); white-space: pre-wrap; }
+.done { color: #1a7f37; }
+#path table { border-collapse: collapse; margin: 8px 0; }
+#path td, #path th { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 footer { padding: 12px 20px; color: var(--soft); font-size: 12px; border-top: 1px solid var(--line); }
 @media (max-width: 760px) { .book { grid-template-columns: 1fr; } nav { border-right: 0; border-bottom: 1px solid var(--line); } }
 )CSS";
@@ -111,8 +121,10 @@ const char* kPage = R"JS(
   var $ = function (id) { return document.getElementById(id); };
   var main = $('main'), view = $('view'), traceEl = $('attnlab-trace');
   function known(code) { return M.langs.indexOf(code) >= 0; }  // not `code in M.words`: "constructor"
-  var state = {lesson: M.lessons[0], lang: known(document.documentElement.lang) ? document.documentElement.lang : 'en', values: {}};
+  var state = {lesson: M.lessons[0], lang: known(document.documentElement.lang) ? document.documentElement.lang : 'en', values: {},
+               view: 'path'};
   var port = null, busy = false, pending = null, nextId = 1, slow = null, shown = true, ready = false, noWorker = false;
+  var exJobs = {}, exQueue = [];  // the exercises' runs: id -> what to do with the result, and those waiting
 
   function W() { return M.words[state.lang]; }
   function fill(s, args) { return s.replace(/\{(\w+)\}/g, function (m, k) { return k in args ? args[k] : m; }); }
@@ -127,6 +139,7 @@ const char* kPage = R"JS(
       try { h[decodeURIComponent(k)] = decodeURIComponent(v).trim(); } catch (e) {}  // a '+' stays a '+'
     });
     if (known(h.lang)) state.lang = h.lang;
+    state.view = find(h.lesson) ? 'lesson' : 'path';  // the book opens on the path
     state.lesson = find(h.lesson) || state.lesson;
     state.values = {};
     state.lesson.options.forEach(function (o) {
@@ -137,6 +150,7 @@ const char* kPage = R"JS(
     });
   }
   function hash() {
+    if (state.view === 'path') return '#path&lang=' + state.lang;
     var parts = ['lesson=' + encodeURIComponent(state.lesson.name), 'lang=' + state.lang];
     state.lesson.options.forEach(function (o) {
       var v = state.values[o.flag];
@@ -173,12 +187,27 @@ const char* kPage = R"JS(
     $('no-worker').textContent = noWorker ? w.no_worker : '';
     var nav = $('lessons');
     nav.textContent = '';
+    var home = document.createElement('a');
+    home.href = '#path&lang=' + state.lang;
+    home.id = 'path-link';
+    home.textContent = w.path;
+    if (state.view === 'path') home.setAttribute('aria-current', 'page');
+    nav.appendChild(home);
+    $('path-title').textContent = w.path;
+    $('path-intro').textContent = w.path_intro;
+    $('path-col-lessons').textContent = w.path_col_lessons;
+    $('path-col-teaches').textContent = w.path_col_teaches;
+    $('path-col-minutes').textContent = w.path_col_minutes;
+    $('path-col-done').textContent = w.path_col_done;
+    $('progress-reset').textContent = w.progress_reset;
+    $('exercises-title').textContent = w.exercises;
+    $('exercise-seed-label').textContent = w.exercise_seed;
     M.lessons.forEach(function (l) {
       var a = document.createElement('a');
       a.href = '#lesson=' + l.name + '&lang=' + state.lang;
       a.textContent = l.name;
       a.dataset.lesson = l.name;
-      if (l === state.lesson) a.setAttribute('aria-current', 'page');
+      if (state.view === 'lesson' && l === state.lesson) a.setAttribute('aria-current', 'page');
       var small = document.createElement('small');
       small.textContent = l.summary[state.lang] || l.summary.en;
       a.appendChild(small);
@@ -222,6 +251,7 @@ const char* kPage = R"JS(
 
   // The URL, the link and the command line, from the state; then the run.
   function changed() {
+    if (state.view === 'path') return;
     var h = hash();
     try { history.replaceState(null, '', h); } catch (e) {}
     $('link').href = h;
@@ -230,11 +260,153 @@ const char* kPage = R"JS(
   }
   function show() {  // a new lesson or language: the words and the form too
     words();
+    $('path').hidden = state.view !== 'path';
+    main.hidden = state.view === 'path';
+    if (state.view === 'path') {
+      try { history.replaceState(null, '', hash()); } catch (e) {}
+      drawPath();
+      return;
+    }
     form();
     changed();
+    drawExercises();
   }
 
+  // ---- progress (this browser's local storage) and the path ----
+  var KEY = 'attnlab.progress';
+  function progress() {
+    try { var p = JSON.parse(localStorage.getItem(KEY) || '[]'); return Array.isArray(p) ? p : []; } catch (e) { return []; }
+  }
+  function markDone(id) {
+    var p = progress();
+    if (p.indexOf(id) < 0) p.push(id);
+    try { localStorage.setItem(KEY, JSON.stringify(p)); } catch (e) {}
+  }
+  function doneIn(lesson) {
+    var p = progress(), d = 0, l = find(lesson);
+    for (var n = 1; l && n <= l.exercises; ++n) if (p.indexOf(lesson + '.' + n) >= 0) ++d;
+    return d;
+  }
+  function drawPath() {
+    var w = W(), body = $('path-stops');
+    body.textContent = '';
+    M.course.forEach(function (stop, i) {
+      var tr = document.createElement('tr'), done = 0, total = 0;
+      tr.dataset.stop = stop.id;
+      var num = document.createElement('td'), les = document.createElement('td');
+      num.textContent = String(i + 1);
+      stop.lessons.forEach(function (name, k) {
+        var a = document.createElement('a');
+        a.href = '#lesson=' + name + '&lang=' + state.lang;
+        a.textContent = name;
+        if (k) les.appendChild(document.createTextNode(' '));
+        les.appendChild(a);
+        done += doneIn(name);
+        total += (find(name) || {exercises: 0}).exercises;
+      });
+      if (!stop.lessons.length) les.textContent = stop.command;
+      var teach = document.createElement('td'), min = document.createElement('td'), d = document.createElement('td');
+      teach.textContent = stop.teaches[state.lang] || stop.teaches.en;
+      min.textContent = '~' + stop.minutes;
+      d.textContent = total ? done + '/' + total : '–';
+      d.dataset.done = String(done);
+      d.dataset.total = String(total);
+      if (total && done === total) d.className = 'done';
+      [num, les, teach, min, d].forEach(function (c) { tr.appendChild(c); });
+      body.appendChild(tr);
+    });
+  }
+  $('progress-reset').addEventListener('click', function () {
+    try { localStorage.removeItem(KEY); } catch (e) {}
+    drawPath();
+  });
+
+  // ---- the lesson's exercises: posed, checked and solved by the core (attnlab exercise … --json -) ----
+  function exercise(argv, then) {
+    var job = {id: nextId++, args: argv};
+    exJobs[job.id] = then;
+    exQueue.push(job);
+    dispatch();
+  }
+  function dispatch() {  // the next job, when the core is free: a lesson's run first
+    if (busy) return;
+    if (pending) { var p = pending; pending = null; send(p); return; }
+    if (!exQueue.length) return;
+    busy = true;
+    if (!port) start();
+    port.postMessage(exQueue.shift());
+  }
+  function exArgs(box, more) {
+    return ['exercise', box.dataset.lesson, box.dataset.n, '--seed', $('exercise-seed').value.trim() || '1',
+            '--lang', state.lang, '--json', '-'].concat(more);
+  }
+  function parsed(r) { try { return JSON.parse(r.stdout); } catch (e) { return null; } }
+  function drawExercises() {
+    var list = $('exercise-list'), l = state.lesson;
+    exQueue.forEach(function (j) { delete exJobs[j.id]; });  // the boxes they were for are gone
+    exQueue = [];
+    list.textContent = '';
+    $('exercises').hidden = !l.exercises;
+    for (var n = 1; n <= l.exercises; ++n) list.appendChild(exerciseBox(l.name, n));
+  }
+  function exerciseBox(lesson, n) {
+    var w = W(), box = document.createElement('div');
+    box.className = 'exercise';
+    box.dataset.exercise = lesson + '.' + n;
+    box.dataset.lesson = lesson;
+    box.dataset.n = String(n);
+    var h = document.createElement('h4'), q = document.createElement('pre'), tol = document.createElement('p');
+    tol.className = 'note';
+    var input = document.createElement('input'), check = document.createElement('button'), sol = document.createElement('button');
+    input.type = 'text';
+    input.dataset.answer = '';
+    input.placeholder = w.answer;
+    check.type = 'button';
+    check.textContent = w.check;
+    check.setAttribute('data-check', '');
+    sol.type = 'button';
+    sol.textContent = w.solution;
+    sol.setAttribute('data-solution', '');
+    var verdict = document.createElement('pre'), solution = document.createElement('pre');
+    verdict.setAttribute('data-verdict', '');
+    solution.className = 'solution';
+    [h, q, tol, input, check, sol, verdict, solution].forEach(function (e) { box.appendChild(e); });
+    if (progress().indexOf(box.dataset.exercise) >= 0) h.className = 'done';
+    exercise(exArgs(box, []), function (r) {
+      var j = parsed(r);
+      if (!j) { q.textContent = r.stderr; return; }
+      h.textContent = n + '. ' + j.title;
+      q.textContent = j.question + (j.options ? '\n' + j.options.map(function (o) { return o.letter + ') ' + o.text; }).join('\n') : '');
+      tol.textContent = j.tolerance_text;
+      box.dataset.posed = String(j.seed);
+    });
+    function checkIt() {
+      exercise(exArgs(box, ['--answer', input.value.trim()]), function (r) {
+        var j = parsed(r);
+        if (!j) { verdict.setAttribute('data-verdict', 'refused'); verdict.textContent = r.stderr; return; }
+        verdict.setAttribute('data-verdict', j.verdict);
+        verdict.textContent = j.message;
+        if (j.correct) { markDone(box.dataset.exercise); h.className = 'done'; }
+      });
+    }
+    check.addEventListener('click', checkIt);
+    input.addEventListener('keydown', function (e) { if (e.key === 'Enter') checkIt(); });
+    sol.addEventListener('click', function () {
+      exercise(exArgs(box, ['--solution']), function (r) {
+        var j = parsed(r);
+        if (!j) { solution.textContent = r.stderr; return; }
+        box.dataset.key = j.key_text;
+        solution.textContent = (j.solution ? j.solution + '\n' : '') +
+          (j.reasons ? j.reasons.map(function (x, i) { return String.fromCharCode(97 + i) + ') ' + x; }).join('\n') + '\n' : '') +
+          W().key + ' ' + j.key_text;
+      });
+    });
+    return box;
+  }
+  $('exercise-seed').addEventListener('change', function () { if (state.view === 'lesson') drawExercises(); });
+
   function run() {
+    if (state.view === 'path') return;
     var job = {id: nextId++, args: args().concat(['--html', '/run/page.html', '--json', '/run/trace.json'])};
     if (busy) { pending = job; return; }
     send(job);
@@ -255,8 +427,16 @@ const char* kPage = R"JS(
       r = {rc: -1, page: null, trace: null, stderr: r.fatal};
     }
     busy = false;
+    if (r.id in exJobs) {  // an exercise's run: its box takes the result
+      var then = exJobs[r.id];
+      delete exJobs[r.id];
+      then(r);
+      dispatch();
+      return;
+    }
     clearTimeout(slow);
     if (pending) { var p = pending; pending = null; send(p); return; }  // a newer run was asked for
+    setTimeout(dispatch, 0);  // the exercises waiting behind this lesson's run
     var w = W(), err = $('error');
     main.dataset.rc = String(r.rc);
     if (r.page !== null && (r.rc === 0 || r.too_large)) {
@@ -380,6 +560,11 @@ std::string render_book(const BookPage& book) {
   out += "<header><h1 id=\"title\"></h1><p id=\"intro\"></p>"
          "<label><span id=\"lang-label\"></span> <select id=\"lang\"></select></label></header>\n";
   out += "<div class=\"book\">\n<nav aria-labelledby=\"nav-label\"><h2 id=\"nav-label\" hidden></h2><div id=\"lessons\"></div></nav>\n";
+  // The path (what the book opens on): the course's stops with the exercises done in this browser.
+  out += "<section id=\"path\" hidden><h2 id=\"path-title\"></h2><p id=\"path-intro\" class=\"note\"></p>"
+         "<table><thead><tr><th>#</th><th id=\"path-col-lessons\"></th><th id=\"path-col-teaches\"></th>"
+         "<th id=\"path-col-minutes\"></th><th id=\"path-col-done\"></th></tr></thead><tbody id=\"path-stops\"></tbody></table>"
+         "<p><button type=\"button\" id=\"progress-reset\"></button></p></section>\n";
   out += "<main id=\"main\" data-state=\"loading\">\n<h2 id=\"lesson-name\"></h2><p id=\"lesson-summary\"></p>\n";
   out += "<form id=\"form\" onsubmit=\"return false\"></form>\n";
   out += "<p id=\"cli-only\" class=\"note\"></p><p id=\"no-worker\" class=\"note\"></p>\n";
@@ -388,6 +573,9 @@ std::string render_book(const BookPage& book) {
   out += "<p class=\"note\"><span id=\"command-label\"></span>: <code id=\"command\"></code> · <a id=\"link\"></a></p>\n";
   out += "<iframe id=\"view\" title=\"lesson\"></iframe>\n";
   out += "<details><summary id=\"trace-label\"></summary><p><a id=\"download\"></a></p><pre id=\"attnlab-trace\"></pre></details>\n";
+  // The lesson's exercises, checked here by the same core (attnlab exercise … --json -).
+  out += "<section id=\"exercises\"><h3 id=\"exercises-title\"></h3><p class=\"note\"><label><span id=\"exercise-seed-label\"></span> "
+         "<input type=\"text\" id=\"exercise-seed\" value=\"1\" size=\"8\"></label></p><div id=\"exercise-list\"></div></section>\n";
   out += "</main>\n</div>\n<footer id=\"about\"></footer>\n";
   out += "<script type=\"application/json\" id=\"attnlab-manifest\">" + script_safe_json(book.manifest) + "</script>\n";
   out += "<script type=\"text/plain\" id=\"attnlab-core\">" + book.core + "</script>\n";

@@ -2,7 +2,7 @@
 """The book (attnlab book --html FILE) in headless Chromium, driven over the DevTools protocol.
 
 usage: check_book.py ATTNLAB_BIN CHECK [OUT_DIR]   (OUT_DIR: the links check saves the README's two pictures there, docs/images)
-  CHECK  links | controls | refused | zh | lessons | no-worker
+  CHECK  links | controls | refused | zh | lessons | no-worker | exercises
 Exits 77 (ctest: Skipped) when chromium is not installed or the binary has no book core (built by
 `cmake --build build --target book`); 0 when every check passes; 1 with the reasons otherwise.
 
@@ -19,6 +19,10 @@ compares it with `attnlab lesson … --json -` for the same flags:
   zh        #lang=zh: the page, the lesson and its trace in Chinese
   lessons   every lesson at its defaults
   no-worker a browser without workers: the core runs on the page
+  exercises the book opens on the path; a lesson's exercise boxes (data-exercise="LESSON.N") take a
+            right answer (data-verdict="right") and a wrong one ("not-yet", with the hint); the
+            page's answer key is `attnlab exercise … --solution --json -`'s for the same seed; a new
+            seed poses new numbers; the path counts what was done, and its reset forgets it
 The trace must be equal in every key, word and number, to the last bit, and the lesson's page in
 the frame must be the one `attnlab lesson … --html -` writes, byte for byte: the core computes with
 attnlab's own elementary functions (src/base/libm.h), as the command line does, not with the C
@@ -370,6 +374,95 @@ def check_lessons(b, bin_, path):
     return problems
 
 
+def wait_for(b, expr, what, timeout=90):
+    """Polls the page until EXPR (JavaScript) is truthy; returns its value."""
+    return b.eval("""new Promise(function (resolve, reject) {
+      var t0 = Date.now();
+      (function poll() {
+        var v = null;
+        try { v = (%s); } catch (e) {}
+        if (v) resolve(v);
+        else if (Date.now() - t0 > %d) reject(new Error('never: %s'));
+        else setTimeout(poll, 50);
+      })();
+    })""" % (expr, timeout * 1000, what.replace("'", "")), timeout=timeout + 10)
+
+
+def check_exercises(b, bin_, path):
+    problems = []
+    b.open("file://" + path)
+    rows = wait_for(b, "!document.getElementById('path').hidden && document.querySelectorAll('#path-stops tr').length",
+                    "the path")
+    stops = json.loads(cli_output(bin_, ["course", "--lang", "en"], "--json"))["stops"]
+    if rows != len(stops):
+        problems.append("the path shows %d stops, attnlab course %d" % (rows, len(stops)))
+    if not b.eval("document.getElementById('main').hidden"):
+        problems.append("the book opened on a lesson, not on the path")
+    b.eval("location.hash = '#lesson=gelu&lang=en'")
+    b.eval(WAIT)
+    n = wait_for(b, "(function () { var x = document.querySelectorAll('#exercise-list [data-exercise]');"
+                    " for (var i = 0; i < x.length; ++i) if (!x[i].dataset.posed) return 0; return x.length; })()",
+                 "the exercises posed")
+    if n != 4:
+        problems.append("gelu shows %d exercise boxes, not 4" % n)
+
+    def key(n_, seed):
+        j = json.loads(cli_output(bin_, ["exercise", "gelu", str(n_), "--seed", str(seed), "--solution", "--lang", "en"], "--json"))
+        return j
+
+    def answer(box, value):
+        b.eval("""(function () {
+          var box = document.querySelector('[data-exercise="%s"]');
+          var v = box.querySelector('[data-verdict]'); v.setAttribute('data-verdict', ''); v.textContent = '';
+          box.querySelector('input[data-answer]').value = %s;
+          box.querySelector('[data-check]').click();
+        })()""" % (box, json.dumps(value)))
+        return wait_for(b, "(function () { var v = document.querySelector('[data-exercise=\"%s\"] [data-verdict]');"
+                           " return v.getAttribute('data-verdict') ? {verdict: v.getAttribute('data-verdict'), text: v.textContent} : null; })()"
+                           % box, "a verdict")
+
+    k1 = key(1, 1)
+    r = answer("gelu.1", "%.10g" % k1["key"])
+    if r["verdict"] != "right":
+        problems.append("the right answer %r got %r" % (k1["key"], r))
+    r = answer("gelu.1", "%.10g" % (k1["key"] + 0.5))
+    if r["verdict"] != "not-yet" or "Hint:" not in r["text"]:
+        problems.append("a wrong answer got %r" % r)
+    r = answer("gelu.4", k1 and key(4, 1)["choice"])
+    if r["verdict"] != "right":
+        problems.append("the right choice got %r" % r)
+    r = answer("gelu.2", "not a number")
+    if r["verdict"] != "refused" or "--answer" not in r["text"]:
+        problems.append("a malformed answer got %r" % r)
+    # the page's key is the command line's, at seed 1 and at seed 5 (new numbers)
+    b.eval("document.querySelector('[data-exercise=\"gelu.1\"] [data-solution]').click()")
+    page_key = wait_for(b, "document.querySelector('[data-exercise=\"gelu.1\"]').dataset.key", "the solution")
+    if page_key != k1["key_text"]:
+        problems.append("the page's key %r, the command line's %r" % (page_key, k1["key_text"]))
+    q1 = b.eval("document.querySelector('[data-exercise=\"gelu.1\"] pre').textContent")
+    b.eval("(function () { var s = document.getElementById('exercise-seed'); s.value = '5'; s.dispatchEvent(new Event('change')); })()")
+    wait_for(b, "document.querySelector('[data-exercise=\"gelu.1\"]').dataset.posed === '5'", "the new seed")
+    q5 = b.eval("document.querySelector('[data-exercise=\"gelu.1\"] pre').textContent")
+    k5 = key(1, 5)
+    if q5 == q1 or q5 != k5["question"]:
+        problems.append("seed 5 poses %r (seed 1: %r; the command line: %r)" % (q5, q1, k5["question"]))
+    b.eval("document.querySelector('[data-exercise=\"gelu.1\"] [data-solution]').click()")
+    page_key = wait_for(b, "document.querySelector('[data-exercise=\"gelu.1\"]').dataset.key", "the solution")
+    if page_key != k5["key_text"]:
+        problems.append("at seed 5 the page's key %r, the command line's %r" % (page_key, k5["key_text"]))
+    # the path counts what was done (gelu.1 and gelu.4), and forgets it when asked
+    b.eval("location.hash = '#path&lang=en'")
+    done = wait_for(b, "!document.getElementById('path').hidden && document.querySelector('#path-stops tr[data-stop=\"gelu\"] td:last-child').textContent",
+                    "the path again")
+    if done != "2/4":
+        problems.append("the path shows gelu at %r, not 2/4" % done)
+    b.eval("document.getElementById('progress-reset').click()")
+    done = b.eval("document.querySelector('#path-stops tr[data-stop=\"gelu\"] td:last-child').textContent")
+    if done != "0/4":
+        problems.append("after the reset the path shows gelu at %r" % done)
+    return problems
+
+
 def check_zh(b, bin_, path):
     problems = []
     b.open("file://" + path + "#lesson=mha&lang=zh&heads=4")
@@ -398,7 +491,7 @@ def main():
         b = Browser(chromium, work)
         try:
             problems = {"links": check_links, "controls": check_controls, "refused": check_refused, "zh": check_zh,
-                        "lessons": check_lessons, "no-worker": check_no_worker}[check](b, bin_, path)
+                        "lessons": check_lessons, "no-worker": check_no_worker, "exercises": check_exercises}[check](b, bin_, path)
             errors = [c for c in b.console if c.get("type") == "error" or "exceptionDetails" in c]
             if errors:
                 problems.append("console errors: %s" % json.dumps(errors)[:2000])

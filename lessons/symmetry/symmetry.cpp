@@ -287,8 +287,8 @@ void step_real_train(LessonRecorder& r, const RealRuns& m) {
   }
   const train::SeedSpread bl = train::seed_spread(below);
   r.note("real_train.note_width", {{"plateau", p.loss}, {"on_plateau", on_plateau}, {"symmetric", es.loss}, {"d_k", d_k},
-                                   {"one_d_k", one_d_k}, {"one", e1.loss}, {"ratio", one_d_k / d_k}, {"seed", sc.seed},
-                                   {"others", others}, {"left", left}, {"lo", bl.lo}, {"hi", bl.hi}});
+                                   {"one_d_k", one_d_k}, {"one", e1.loss}, {"ratio", one_d_k / d_k}, {"seed", sc.seed}});
+  if (others > 0) r.note("real_train.note_others", {{"others", others}, {"left", left}, {"lo", bl.lo}, {"hi", bl.hi}});
 }
 
 void step_real_heads(LessonRecorder& r, const RealRuns& m) {
@@ -335,9 +335,9 @@ void step_seeds(LessonRecorder& r) {
   const train::SeedSpread a = train::seed_spread(random), b = train::seed_spread(clones);
   r.note("seeds.note", {{"seeds", runs.size()}, {"identical", identical}, {"all_identical", identical == runs.size()},
                         {"gap", gap}, {"clones_higher", clones_higher}, {"all_higher", clones_higher == runs.size()},
-                        {"close", close}, {"close_accuracy", close_accuracy}, {"plateau", plateau.loss}, {"left", left},
-                        {"beat", beat}, {"mr", a.median}, {"lor", a.lo}, {"hir", a.hi}, {"mc", b.median}, {"loc", b.lo},
-                        {"hic", b.hi}});
+                        {"close", close}, {"close_accuracy", close_accuracy}});
+  r.note("seeds.note_median", {{"mr", a.median}, {"lor", a.lo}, {"hir", a.hi}, {"mc", b.median}, {"loc", b.lo}, {"hic", b.hi}});
+  r.note("seeds.note_plateau", {{"seeds", runs.size()}, {"plateau", plateau.loss}, {"left", left}, {"beat", beat}});
 }
 
 Trace run(const SymmetryOptions& c) {

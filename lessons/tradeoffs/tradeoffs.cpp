@@ -292,10 +292,10 @@ void verdict(LessonRecorder& r, Table& t, Tensor& paired, std::size_t row, const
   t.rows.push_back({r.t("verdicts.pair." + key), as_printed(a_sp.median) - as_printed(b_sp.median), p.mean,
                     r.t("verdicts.count", {{"k", k}, {"n", p.n}, {"higher", higher}}), p.p_t, p.p_sign,
                     r.t("verdicts.short", {{"outcome", outcome}, {"higher", higher}, {"n", p.n}})});
-  r.note("verdicts.sentence", {{"a", a}, {"b", b}, {"outcome", outcome}, {"higher", higher}, {"n", p.n}, {"k", k},
-                               {"a_loss", a_sp.median}, {"b_loss", b_sp.median}, {"mean", std::fabs(p.mean)},
-                               {"t", std::fabs(p.t)}, {"df", p.df}, {"p", p.p_t}, {"small", p.p_t < 0.001},
-                               {"p_sign", p.p_sign}});
+  r.note("verdicts.sentence", {{"a", a}, {"b", b}, {"higher", higher}, {"n", p.n}, {"k", k}, {"a_loss", a_sp.median},
+                               {"b_loss", b_sp.median}, {"mean", std::fabs(p.mean)}});
+  r.note("verdicts.test", {{"a", a}, {"b", b}, {"outcome", outcome}, {"higher", higher}, {"n", p.n}, {"t", std::fabs(p.t)},
+                           {"df", p.df}, {"p", p.p_t}, {"small", p.p_t < 0.001}, {"p_sign", p.p_sign}});
 }
 
 std::size_t index_of(const train::StudyResults& res, const std::string& id) {

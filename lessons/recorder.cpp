@@ -32,6 +32,13 @@ std::string LessonRecorder::t(std::string_view key, const Args& args) const {
   return text_(full, args);
 }
 
+std::string LessonRecorder::list(const std::vector<std::string>& items) const {
+  std::string out = items.empty() ? std::string() : items.front();
+  for (std::size_t i = 1; i < items.size(); ++i)
+    out = t(i + 1 == items.size() ? "list.last" : "list.join", {{"list", out}, {"item", items[i]}});
+  return out;
+}
+
 void LessonRecorder::config(const std::string& name, Scalar v) {
   rec_.config(name, std::move(v));
   rec_.trace().config.back().label = t("config." + name);

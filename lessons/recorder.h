@@ -26,6 +26,9 @@ class LessonRecorder {
   // The message for a key of this lesson's catalogs (or "common"), formatted with args.
   std::string t(std::string_view key, const Args& args = {}) const;
   bool has(std::string_view key) const;
+  // Items as running text in the run's language: "2, 3 and 4" in English, with the zh catalog's own
+  // separators in Chinese (common.list.join, common.list.last).
+  std::string list(const std::vector<std::string>& items) const;
 
   void config(const std::string& name, Scalar v);  // label: common.config.NAME
   void step(std::string id, const Args& args = {});  // title ID.title, text ID.text

@@ -18,12 +18,13 @@ TEST_CASE("lesson tradeoffs shows every variant's seeds and computes each verdic
   REQUIRE(losses.dim(1) == std::size(train::kStudySeeds));
   for (std::size_t k = 0; k < shipped.variants.size(); ++k)
     for (std::size_t s = 0; s < losses.dim(1); ++s) CHECK(losses(k, s) == shipped.runs[k * losses.dim(1) + s].heldout_loss);
-  // every verdict sentence says "within the spread" exactly when the medians differ by no more than a range
+  // every verdict sentence says "not resolved" exactly when neither variant's seeds all lie beyond the
+  // other's nor the paired t-test on the per-seed differences gives p < 0.05
   const Step* verdicts = nullptr;
   for (const Step& s : t.steps)
     if (s.id == "verdicts") verdicts = &s;
   REQUIRE(verdicts != nullptr);
-  REQUIRE(verdicts->notes.size() == 4);
+  REQUIRE(verdicts->notes.size() == 8);  // per claim: its medians and seeds, then its tests and outcome
   const std::vector<std::pair<std::size_t, std::size_t>> pairs = {{0, 1}, {0, 2}, {0, 3}, {4, 0}};
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     std::vector<double> a, b;
@@ -31,9 +32,14 @@ TEST_CASE("lesson tradeoffs shows every variant's seeds and computes each verdic
       a.push_back(losses(pairs[i].first, s));
       b.push_back(losses(pairs[i].second, s));
     }
-    const train::Comparison c = train::compare_spreads(train::seed_spread(a), train::seed_spread(b));
-    INFO(verdicts->notes[i]);
-    CHECK((verdicts->notes[i].find("within the spread of 3 seeds") != std::string::npos) == c.within);
+    const train::SeedSpread sa = train::seed_spread(a), sb = train::seed_spread(b);
+    const bool separated = sb.lo > sa.hi || sb.hi < sa.lo;
+    const bool resolved = separated || train::paired_test(a, b).p_t < 0.05;
+    const std::string& outcome = verdicts->notes[2 * i + 1];
+    INFO(outcome);
+    CHECK((outcome.find("Not resolved by 3 seeds") != std::string::npos) == !resolved);
+    CHECK((outcome.find(" seeds are above all 3 ") != std::string::npos ||
+           outcome.find(" seeds are below all 3 ") != std::string::npos) == separated);
   }
 }
 

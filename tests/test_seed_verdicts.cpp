@@ -47,7 +47,7 @@ const Place kPlaces[] = {
     {"V19", "mla", "input", "在 2025 年的一些更前沿的模型（如 DeepSeek-V3）中", "DeepSeek-V2\n    introduced it",
      "它由 DeepSeek-V2 提出（arXiv:2405.04434，2024 年 5 月）"},
     {"V22", "mla", "absorb", "还原成多头需要的 K 和 V", "K_C\n    and V_C are never formed", "K_C 和 V_C 从未生成"},
-    {"V24", "mla", "decode_cost", "又没有增加额外的计算步骤", "It is not free", "它并不是免费的"},
+    {"V24", "mla", "decode_cost", "又没有增加额外的计算步骤", "Against an uncompressed cache it is not free", "它并不是免费的"},
     {"V26", "mla", "rope_on_latent", "解压后位置信息会乱掉", "What fails is absorption", "失败的是吸收"},
 };
 

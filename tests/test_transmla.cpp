@@ -157,7 +157,7 @@ TEST_CASE("transmla: the CLI in en and zh with JSON, steps and bad input", "[tra
   CHECK(en.out.find("arXiv:2502.14837") != std::string::npos);
   CliResult zh = run_cli("lesson transmla --lang zh");
   CHECK(zh.code == 0);
-  CHECK(zh.out.find("潜在向量") != std::string::npos);
+  CHECK(zh.out.find("潜向量") != std::string::npos);
   CliResult j = run_cli("lesson transmla --json - --latent-dim 2");
   CHECK(j.code == 0);
   nlohmann::json doc = nlohmann::json::parse(j.out);

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "char_vocab.h"
+#include "corpus.h"
 #include "errors.h"
 #include "head_roles.h"
 #include "libm.h"
@@ -89,6 +90,28 @@ double ablated_repeat_loss(const gpt::Gpt& m, const train::Batch& eval, const He
   for (std::size_t i = 0; i < losses.size(); ++i)
     if (eval.repeat_targets[i] >= 0) s += losses[i], ++n;
   return n ? s / static_cast<double>(n) : 0.0;
+}
+
+// The loss on the second copy with head h of layer l mean-ablated: its output, (N, hs) columns
+// h·hs … of the attention output, replaced by its mean over every position of the batch (from a
+// forward pass of the intact model). Through c_proj that mean is a constant, so the head is gated
+// to 0 and its mean output times its rows of W_O is added to c_proj's bias, in a copy of the model.
+double mean_ablated_repeat_loss(const gpt::Gpt& m, const train::Batch& eval, std::size_t l, std::size_t h) {
+  const std::size_t C = m.config.d_model, hs = m.config.head_size(), N = eval.B * eval.T;
+  gpt::GptActs a;
+  gpt::gpt_forward(m, eval.tokens.data(), eval.targets.data(), eval.B, eval.T, a);
+  const double* atty = a.atty.data() + l * N * C;  // (N, C): layer l's heads side by side
+  std::vector<double> mean(hs, 0.0);                // (hs)
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t j = 0; j < hs; ++j) mean[j] += atty[n * C + h * hs + j];
+  for (double& x : mean) x /= static_cast<double>(N);
+  gpt::Gpt copy = m;
+  const gpt::LayerOffsets& o = copy.layout.layers[l];
+  double* bias = copy.params.data() + o.projb;          // (C)
+  const double* w = copy.params.data() + o.projw;       // (C, C): row h·hs + j is head h's dimension j
+  for (std::size_t c = 0; c < C; ++c)
+    for (std::size_t j = 0; j < hs; ++j) bias[c] += mean[j] * w[(h * hs + j) * C + c];
+  return ablated_repeat_loss(copy, eval, {{l, h}});
 }
 
 // One trained model and how its training went.
@@ -188,6 +211,49 @@ TextCircuit text_circuit() {
   return c;
 }
 
+// The verse is one example, from the training text. The same head scored over held-out lines: the
+// first kSampleLines lines of the held-out slice with kSampleMinChars to n_positions characters and at
+// least kSampleMinTargets induction targets (repeated pairs), each scored as the verse is.
+constexpr std::size_t kSampleLines = 60, kSampleMinChars = 40, kSampleMinTargets = 8;
+constexpr std::size_t kTextMinCount = 3;  // the text model's vocabulary rule (its config.json: min_count)
+
+struct HeldoutSample {
+  std::size_t lines = 0, passed = 0;  // lines scored; lines where the head meets the rule
+  double mean = 0.0;                  // the head's mean score over them
+};
+
+HeldoutSample heldout_sample(const TextCircuit& c) {
+  const gpt::Gpt& m = c.model.model;
+  const CharTokenizer tok = CharTokenizer::from_tokenizer_json(std::string(shipped_trained_file(kTextModel, "tokenizer.json")),
+                                                                std::string("data/trained/") + kTextModel + "/tokenizer.json");
+  const CorpusSplit split = split_corpus(bundled_corpus("en"), kTextMinCount, m.config.vocab);
+  HeldoutSample out;
+  std::size_t at = 0;
+  while (out.lines < kSampleLines && at < split.heldout_text.size()) {
+    std::size_t nl = split.heldout_text.find('\n', at);
+    if (nl == std::string::npos) nl = split.heldout_text.size();
+    const std::string line = split.heldout_text.substr(at, nl - at);
+    at = nl + 1;
+    const std::vector<std::int64_t> ids = tok.encode(line);
+    if (ids.size() < kSampleMinChars || ids.size() > m.config.n_positions) continue;
+    train::Batch b;  // B = 1: the line
+    b.B = 1, b.T = ids.size();
+    for (std::int64_t id : ids) b.tokens.push_back(static_cast<int>(id));
+    const std::vector<long> targets = train::pair_repeat_targets(b.tokens);
+    if (static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](long j) { return j >= 0; })) < kSampleMinTargets)
+      continue;
+    b.targets.assign(b.T, -1), b.repeat_targets.assign(b.T, -1);
+    for (std::size_t t = 0; t + 1 < b.T; ++t) b.targets[t] = b.tokens[t + 1];
+    double even = 0.0;
+    const Tensor scores = train::pair_induction_scores(train::analyse_model(m, b).attention, targets, &even);  // (L, H)
+    const double score = scores(c.best.layer, c.best.head);
+    out.mean += score, ++out.lines;
+    out.passed += score >= role_threshold(even);
+  }
+  if (out.lines) out.mean /= static_cast<double>(out.lines);
+  return out;
+}
+
 // Everything the lesson shows, computed before any narration.
 struct Induction {
   Model main, shortcut;
@@ -204,8 +270,10 @@ struct Induction {
     double repeat_loss = 0.0;
   };
   std::vector<Zeroed> singles;              // each layer-2 head alone, then layer 1's previous-token head
+  std::vector<double> layer1_zeroed, layer1_mean;  // (H) every layer-1 head alone: zeroed, mean-ablated
   std::optional<Zeroed> chosen;             // --ablate
   TextCircuit text;                         // the shipped text model on a verse (always the shipped one)
+  HeldoutSample sample;                     // its best head on held-out lines
 };
 
 Induction compute(const InductionOptions& o) {
@@ -242,8 +310,13 @@ Induction compute(const InductionOptions& o) {
     m.singles.push_back({{{1, h}}, ablated_repeat_loss(m.main.run.model, m.eval, {{1, h}})});
   const train::BestHead p = train::best_head(m.after.scores.prev_token, 0, 1);
   m.singles.push_back({{{p.layer, p.head}}, ablated_repeat_loss(m.main.run.model, m.eval, {{p.layer, p.head}})});
+  for (std::size_t h = 0; L > 1 && h < H; ++h) {
+    m.layer1_zeroed.push_back(ablated_repeat_loss(m.main.run.model, m.eval, {{0, h}}));
+    m.layer1_mean.push_back(mean_ablated_repeat_loss(m.main.run.model, m.eval, 0, h));
+  }
   if (o.ablate) m.chosen = Induction::Zeroed{chosen, ablated_repeat_loss(m.main.run.model, m.eval, chosen)};
   m.text = text_circuit();
+  m.sample = heldout_sample(m.text);
   return m;
 }
 
@@ -392,6 +465,32 @@ void step_circuit(LessonRecorder& r, const Induction& m) {
   r.note("circuit.note_induction", {{"n", n_ind}});
 }
 
+// Every layer-1 head alone, zeroed and mean-ablated: whether the previous-token head is singled
+// out (its rise more than twice every other layer-1 head's, both ways) or others break induction
+// about as much, in which case the ablation is consistent with K-composition but does not show it.
+void step_ablation_layer1(LessonRecorder& r, const Induction& m, std::size_t prev) {
+  const train::ModelReport& a = m.after;
+  const std::size_t H = m.layer1_zeroed.size();
+  Table t{{r.t("ablation.col.head"), r.t("scores.col.prev"), r.t("ablation.col.self"), r.t("ablation.col.zeroed"),
+           r.t("ablation.col.mean")}, {}};
+  bool singled = true;
+  std::vector<std::string> close;  // the other layer-1 heads whose rise is at least half the previous-token head's
+  for (std::size_t h = 0; h < H; ++h) {
+    t.rows.push_back({head_list(r, {{0, h}}), a.scores.prev_token(0, h), a.scores.self(0, h), m.layer1_zeroed[h],
+                      m.layer1_mean[h]});
+    if (h == prev) continue;
+    const bool near = 2 * (m.layer1_zeroed[h] - a.repeat_loss) >= m.layer1_zeroed[prev] - a.repeat_loss ||
+                      2 * (m.layer1_mean[h] - a.repeat_loss) >= m.layer1_mean[prev] - a.repeat_loss;
+    if (near) singled = false, close.push_back(head_list(r, {{0, h}}));
+  }
+  r.table(t);
+  r.tensor("loss_layer1_zeroed", vec(m.layer1_zeroed));  // (H)
+  r.tensor("loss_layer1_mean", vec(m.layer1_mean));      // (H)
+  r.note("ablation.note_layer1", {{"singled", singled}, {"prev", head_list(r, {{0, prev}})}, {"others", r.list(close)},
+                                  {"n", close.size()}, {"zeroed", m.layer1_zeroed[prev]}, {"mean", m.layer1_mean[prev]},
+                                  {"trained", a.repeat_loss}});
+}
+
 void step_ablation(LessonRecorder& r, const Induction& m) {
   const train::ModelReport& a = m.after;
   r.step("ablation", {{"n", a.ablated.size()}, {"heads", head_list(r, a.ablated)}});
@@ -427,9 +526,10 @@ void step_ablation(LessonRecorder& r, const Induction& m) {
   const double prev_share = share(prev.repeat_loss);
   r.note("ablation.note_prev", {{"prev", head_list(r, prev.heads)}, {"loss", prev.repeat_loss}, {"prev_share", prev_share},
                                 {"breaks", prev_share >= 50.0}});
+  if (!m.layer1_zeroed.empty()) step_ablation_layer1(r, m, prev.heads.front().second);
   if (m.chosen)
-    r.note("ablation.note_chosen", {{"heads", head_list(r, m.chosen->heads)}, {"loss", m.chosen->repeat_loss},
-                                    {"chosen_share", share(m.chosen->repeat_loss)}});
+    r.note("ablation.note_chosen", {{"heads", head_list(r, m.chosen->heads)}, {"count", m.chosen->heads.size()},
+                                    {"loss", m.chosen->repeat_loss}, {"chosen_share", share(m.chosen->repeat_loss)}});
   bool above = a.repeat_loss_ablated > m.ln_v || (m.chosen && m.chosen->repeat_loss > m.ln_v);
   for (const Induction::Zeroed& z : m.singles) above = above || z.repeat_loss > m.ln_v;
   if (above) r.note("ablation.note_ood", {{"ln_v", m.ln_v}});
@@ -482,6 +582,12 @@ void step_text(LessonRecorder& r, const Induction& m) {
   r.note("text.note_rule", {{"named", !c.named.empty()}, {"layer", c.best.layer + 1}, {"head", c.best.head + 1},
                             {"score", c.best.score}, {"even", c.even}, {"threshold", c.threshold},
                             {"ratio", c.even > 0 ? c.best.score / c.even : 0.0}, {"n", c.named.size()}, {"several", c.named.size() > 1}});
+  r.note("text.note_sample", {{"lines", m.sample.lines}, {"min", kSampleMinChars}, {"max", g.n_positions},
+                              {"pairs", kSampleMinTargets}, {"layer", c.best.layer + 1}, {"head", c.best.head + 1},
+                              {"mean", m.sample.mean}, {"passed", m.sample.passed},
+                              {"share", m.sample.lines ? 100.0 * static_cast<double>(m.sample.passed) / static_cast<double>(m.sample.lines) : 0.0},
+                              {"verse", c.best.score}});
+  r.value("text_heldout_mean_score", m.sample.mean);
   // The best head at every position that has an induction target: where it looks, and how much.
   Table w{{r.t("text.col.position"), r.t("text.col.char"), r.t("text.col.target"), r.t("text.col.weight"),
            r.t("text.col.strongest")}, {}};

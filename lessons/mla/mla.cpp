@@ -242,7 +242,7 @@ void step_decode_cost(LessonRecorder& r, const MlaDims& d, const Mla& m) {
                               {"absorbed_width", v3.C + v3.R}, {"naive_width", v3.Dh + v3.R},
                               {"reexpand", ratio(c[1].macs, c[0].macs)}});
   r.note("decode_cost.note_seed", {{"read_less", ratio(c[0].cache_read, c[3].cache_read)},
-                                   {"macs_more", ratio(c[3].macs, c[0].macs)}});
+                                   {"macs_more", ratio(c[3].macs, c[0].macs)}, {"cheaper", ratio(c[1].macs, c[3].macs)}});
 }
 
 void step_rope_on_latent(LessonRecorder& r, const MlaDims& d, const Mla& m, const std::vector<std::string>& tokens) {

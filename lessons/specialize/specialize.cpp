@@ -187,11 +187,11 @@ void step_seeds(LessonRecorder& r) {
   Table t{{r.t("seeds.col.seed"), r.t("seeds.col.loss_1"), r.t("seeds.col.loss_4"), r.t("seeds.col.lower")}, {}};
   std::vector<double> one, many, seeds;
   std::size_t many_lower = 0;
-  std::string one_lower_at;
+  std::vector<std::string> one_lower_at;  // the seeds where the single head ends lower
   for (const train::SeedOutcome& o : runs) {
     const bool four = o.loss_many < o.loss_one;
     many_lower += four;
-    if (!four) one_lower_at += (one_lower_at.empty() ? "" : ", ") + std::to_string(o.seed);
+    if (!four) one_lower_at.push_back(std::to_string(o.seed));
     t.rows.push_back({I(o.seed), o.loss_one, o.loss_many,
                       four ? r.t("seeds.heads", {{"heads", train::kSpecializeHeads}}) : r.t("seeds.heads", {{"heads", 1}})});
     one.push_back(o.loss_one), many.push_back(o.loss_many), seeds.push_back(static_cast<double>(o.seed));
@@ -202,7 +202,8 @@ void step_seeds(LessonRecorder& r) {
   r.table(t);
   const train::SeedSpread a = train::seed_spread(one), b = train::seed_spread(many);
   r.note("seeds.note", {{"seeds", runs.size()}, {"heads", train::kSpecializeHeads}, {"many_lower", many_lower},
-                        {"all", many_lower == runs.size()}, {"one_lower_at", one_lower_at},
+                        {"all", many_lower == runs.size()}, {"one_lower_at", r.list(one_lower_at)},
+                        {"one_lower", one_lower_at.size()}, {"shipped", train::kSpecializeSeed},
                         {"m1", a.median}, {"lo1", a.lo}, {"hi1", a.hi}, {"m4", b.median}, {"lo4", b.lo}, {"hi4", b.hi}});
 }
 

@@ -277,8 +277,18 @@ void step_real_train(LessonRecorder& r, const RealRuns& m) {
   r.value("clones_on_plateau", Bool{on_plateau});
   r.note("real_train.note", {{"equal", equal}, {"steps", steps}, {"symmetric", es.loss}, {"random", er.loss},
                              {"heads", H}, {"d_k", d_k}});
+  // This run is one seed: the shipped runs at the other seeds say whether its stall is the rule.
+  std::size_t others = 0, left = 0;
+  std::vector<double> below;  // the other seeds' clone losses under the plateau
+  for (const train::SeedOutcome& o : train::bundled_seed_outcomes()) {
+    if (o.seed == sc.seed) continue;
+    ++others;
+    if (o.loss_clones < p.loss - 0.05) ++left, below.push_back(o.loss_clones);
+  }
+  const train::SeedSpread bl = train::seed_spread(below);
   r.note("real_train.note_width", {{"plateau", p.loss}, {"on_plateau", on_plateau}, {"symmetric", es.loss}, {"d_k", d_k},
-                                   {"one_d_k", one_d_k}, {"one", e1.loss}, {"ratio", one_d_k / d_k}});
+                                   {"one_d_k", one_d_k}, {"one", e1.loss}, {"ratio", one_d_k / d_k}, {"seed", sc.seed}});
+  if (others > 0) r.note("real_train.note_others", {{"others", others}, {"left", left}, {"lo", bl.lo}, {"hi", bl.hi}});
 }
 
 void step_real_heads(LessonRecorder& r, const RealRuns& m) {
@@ -299,23 +309,35 @@ void step_real_heads(LessonRecorder& r, const RealRuns& m) {
 void step_seeds(LessonRecorder& r) {
   const std::vector<train::SeedOutcome> runs = train::bundled_seed_outcomes();
   r.step("seeds", {{"seeds", runs.size()}, {"heads", train::kSpecializeHeads}});
-  Table t{{r.t("seeds.col.seed"), r.t("seeds.col.random"), r.t("seeds.col.clones"), r.t("seeds.col.gap")}, {}};
-  std::vector<double> random, clones;
-  std::size_t identical = 0, clones_higher = 0;
-  double gap = 0.0;
+  Table t{{r.t("seeds.col.seed"), r.t("seeds.col.random"), r.t("seeds.col.clones"), r.t("seeds.col.one"),
+           r.t("seeds.col.gap")}, {}};
+  // The task's first plateau (lesson specialize), for the runs' task (the same T and V at every seed).
+  const train::TrainConfig task = train::specialize_config(train::kSpecializeHeads, true, train::kSpecializeSeed);
+  const FirstPlateau plateau = first_plateau(task.model.n_positions, task.model.vocab);
+  std::vector<double> random, clones, one;
+  std::size_t identical = 0, clones_higher = 0, close = 0, left = 0, beat = 0;
+  double gap = 0.0, close_accuracy = 0.0;
   for (const train::SeedOutcome& o : runs) {
     identical += o.clone_gap_max == 0.0;
     clones_higher += o.loss_clones > o.loss_many;
+    if (o.loss_clones > o.loss_many && o.loss_clones - o.loss_many < 0.05)  // a margin no seed spread would count
+      ++close, close_accuracy = std::max(close_accuracy, o.accuracy_many);
+    left += o.loss_clones < plateau.loss - 0.05;
+    beat += o.loss_clones < o.loss_one;
     gap = std::max(gap, o.clone_gap_max);
-    t.rows.push_back({I(o.seed), o.loss_many, o.loss_clones, o.clone_gap_max});
-    random.push_back(o.loss_many), clones.push_back(o.loss_clones);
+    t.rows.push_back({I(o.seed), o.loss_many, o.loss_clones, o.loss_one, o.clone_gap_max});
+    random.push_back(o.loss_many), clones.push_back(o.loss_clones), one.push_back(o.loss_one);
   }
   r.tensor("seeds_loss_random", vec(random));   // (S)
   r.tensor("seeds_loss_clones", vec(clones));   // (S)
+  r.tensor("seeds_loss_one", vec(one));         // (S)
   r.table(t);
   const train::SeedSpread a = train::seed_spread(random), b = train::seed_spread(clones);
-  r.note("seeds.note", {{"seeds", runs.size()}, {"identical", identical}, {"gap", gap}, {"clones_higher", clones_higher},
-                        {"mr", a.median}, {"lor", a.lo}, {"hir", a.hi}, {"mc", b.median}, {"loc", b.lo}, {"hic", b.hi}});
+  r.note("seeds.note", {{"seeds", runs.size()}, {"identical", identical}, {"all_identical", identical == runs.size()},
+                        {"gap", gap}, {"clones_higher", clones_higher}, {"all_higher", clones_higher == runs.size()},
+                        {"close", close}, {"close_accuracy", close_accuracy}});
+  r.note("seeds.note_median", {{"mr", a.median}, {"lor", a.lo}, {"hir", a.hi}, {"mc", b.median}, {"loc", b.lo}, {"hic", b.hi}});
+  r.note("seeds.note_plateau", {{"seeds", runs.size()}, {"plateau", plateau.loss}, {"left", left}, {"beat", beat}});
 }
 
 Trace run(const SymmetryOptions& c) {

@@ -3,12 +3,14 @@
 // conversation says MLA keeps MHA's quality with a far smaller cache. Here every variant is
 // trained on the same text, at the same parameter count, on the same characters with the same
 // schedule, over several seeds (src/train/tradeoffs_study.h), and every verdict is computed from
-// the held-out losses: a difference inside the seeds' spread is called so.
+// the held-out losses: the seed draws the windows, so the variants' runs at one seed are paired,
+// and each claim is tested on its per-seed differences (a paired t-test and a sign test).
 // The shipped results (data/tradeoffs/results.json) are read by default; --retrain trains one
 // variant at every seed now and sets it beside them.
 // Legend: S seeds, K variants, E evaluation points. Words: lessons/tradeoffs/LANG.cat.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "errors.h"
 #include "libm.h"
@@ -70,9 +72,11 @@ Tradeoffs compute(const TradeoffsOptions& c) {
     }
   }
   for (const train::StudyVariant& v : s.results.variants) {
-    std::vector<double> l;
-    for (const train::StudyRunResult& run : s.results.runs)
-      if (run.variant == v.id) l.push_back(run.heldout_loss);
+    std::vector<double> l;  // (S) in the order of kStudySeeds, so that losses[a][i] and losses[b][i] are paired
+    for (std::uint64_t seed : train::kStudySeeds)
+      for (const train::StudyRunResult& run : s.results.runs)
+        if (run.variant == v.id && run.seed == seed) l.push_back(run.heldout_loss);
+    if (l.size() != std::size(train::kStudySeeds)) throw std::logic_error("tradeoffs: " + v.id + " lacks a seed's run");
     s.spread.push_back(train::seed_spread(l));
     s.losses.push_back(std::move(l));
   }
@@ -94,7 +98,19 @@ void step_question(LessonRecorder& r, const Tradeoffs& s) {
   const train::StudyResults& res = s.results;
   const train::StudyVariant& base = res.variants.front();
   const train::VariantRun run = train::study_run(base.model, 1, nullptr);
+  // Attention parameters of one layer (layer 0's attn.* tensors), MHA's against MLA's: MLA adds W_QR
+  // and W_KR to the latent's matrices, so its attention can be the larger and its FFN the narrower.
+  auto attention_per_layer = [](const train::StudyVariant& v) {
+    std::size_t n = 0;
+    for (const gpt::ParamTensor& t : decoder::decoder_layout(v.model).tensors)
+      if (t.name.rfind("layers.0.attn.", 0) == 0) n += t.size;
+    return n;
+  };
+  const train::StudyVariant& mla = variant_named(res, "mla-32");
+  const std::size_t mha_attn = attention_per_layer(base), mla_attn = attention_per_layer(mla);
   r.step("question", {{"variants", res.variants.size()}, {"seeds", std::size(train::kStudySeeds)}, {"corpus", res.corpus},
+                      {"mha_attn", mha_attn}, {"mla_attn", mla_attn}, {"mla_more", mla_attn > mha_attn},
+                      {"mha_ff", base.model.F()}, {"mla_ff", mla.model.F()},
                       {"chars", res.characters}, {"heldout", res.heldout_characters}, {"vocab", res.vocab},
                       {"layers", base.model.n_layer}, {"d_model", base.model.d_model}, {"heads", base.model.n_head},
                       {"head_dim", base.model.hs()}, {"seq_len", base.model.n_positions}, {"batch", run.batch},
@@ -122,7 +138,10 @@ void step_question(LessonRecorder& r, const Tradeoffs& s) {
 void step_results(LessonRecorder& r, const Tradeoffs& s) {
   const train::StudyResults& res = s.results;
   const std::size_t S = std::size(train::kStudySeeds), K = res.variants.size();
-  r.step("results", {{"seeds", S}, {"heldout", res.runs.front().heldout_targets}});
+  const std::size_t T = res.variants.front().model.n_positions, targets = res.runs.front().heldout_targets;
+  // variant_text_loss: window w reads ids[w·T … w·T + T], so W windows use W·T + 1 characters
+  r.step("results", {{"seeds", S}, {"targets", targets}, {"windows", targets / T}, {"seq_len", T},
+                     {"heldout", res.heldout_characters}, {"rest", res.heldout_characters - targets - 1}});
   std::vector<std::string> header{r.t("results.col.variant")};
   for (std::uint64_t seed : train::kStudySeeds) header.push_back(r.t("results.col.seed", {{"seed", seed}}));
   for (const char* k : {"results.col.median", "results.col.bpc", "results.col.range", "results.col.seconds"})
@@ -131,7 +150,6 @@ void step_results(LessonRecorder& r, const Tradeoffs& s) {
   Tensor losses({K, S});  // (K, S)
   std::vector<double> medians;
   const double ln2 = libm::log(2.0);
-  static_assert(std::size(train::kStudySeeds) == 3, "the table has a column per seed");
   for (std::size_t k = 0; k < K; ++k) {
     const std::vector<double>& l = s.losses[k];  // (S)
     for (std::size_t i = 0; i < S; ++i) losses(k, i) = l.at(i);
@@ -139,8 +157,14 @@ void step_results(LessonRecorder& r, const Tradeoffs& s) {
     for (const train::StudyRunResult& run : res.runs)
       if (run.variant == res.variants[k].id) secs.push_back(run.seconds);
     const train::SeedSpread& sp = s.spread[k];
-    t.rows.push_back({label(r, res.variants[k]), l[0], l[1], l[2], sp.median, sp.median / ln2, sp.range(),
-                      I(static_cast<std::size_t>(std::lround(train::seed_spread(secs).median)))});
+    std::vector<Scalar> row(1 + S + 4);  // variant, a column per seed, median, bits/char, range, s/run
+    row[0] = label(r, res.variants[k]);
+    for (std::size_t i = 0; i < S; ++i) row[1 + i] = l[i];
+    row[1 + S] = sp.median;
+    row[2 + S] = sp.median / ln2;
+    row[3 + S] = sp.range();
+    row[4 + S] = I(static_cast<std::size_t>(std::lround(train::seed_spread(secs).median)));
+    t.rows.push_back(std::move(row));
     medians.push_back(sp.median);
   }
   std::vector<std::string> ids, seeds;
@@ -154,6 +178,22 @@ void step_results(LessonRecorder& r, const Tradeoffs& s) {
     r.note("results.note_retrained", {{"variant", s.retrained}, {"diff", s.retrain_max_diff}, {"same", s.retrain_max_diff == 0.0}});
 }
 
+// The median over the seeds of each variant's loss at each evaluation: (K, E).
+std::vector<std::vector<double>> median_curves(const train::StudyResults& res, std::size_t E) {
+  std::vector<std::vector<double>> curves;
+  for (const train::StudyVariant& v : res.variants) {
+    std::vector<double> curve;  // (E)
+    for (std::size_t e = 0; e < E; ++e) {
+      std::vector<double> at;
+      for (const train::StudyRunResult& run : res.runs)
+        if (run.variant == v.id && e < run.evals.size()) at.push_back(run.evals[e].loss);
+      curve.push_back(train::seed_spread(at).median);
+    }
+    curves.push_back(std::move(curve));
+  }
+  return curves;
+}
+
 void step_curves(LessonRecorder& r, const Tradeoffs& s) {
   const train::StudyResults& res = s.results;
   const train::StudyRunResult& first = res.runs.front();
@@ -161,20 +201,42 @@ void step_curves(LessonRecorder& r, const Tradeoffs& s) {
   std::vector<double> steps;
   for (const train::VariantEval& e : first.evals) steps.push_back(static_cast<double>(e.step));
   r.tensor("eval_step", vec(steps));  // (E)
-  std::vector<std::string> series;
-  for (const train::StudyVariant& v : res.variants) {
-    std::vector<double> curve;  // (E): the median over the seeds at each evaluation
-    for (std::size_t e = 0; e < steps.size(); ++e) {
-      std::vector<double> at;
-      for (const train::StudyRunResult& run : res.runs)
-        if (run.variant == v.id && e < run.evals.size()) at.push_back(run.evals[e].loss);
-      curve.push_back(train::seed_spread(at).median);
-    }
+  const std::vector<std::vector<double>> curves = median_curves(res, steps.size());  // (K, E)
+  std::vector<std::string> series, diffs;
+  for (std::size_t k = 0; k < res.variants.size(); ++k) {
+    const train::StudyVariant& v = res.variants[k];
     const std::string name = "curve_" + v.id;
-    r.tensor(name, vec(curve), {}, {{"variant", label(r, v)}});
+    r.tensor(name, vec(curves[k]), {}, {{"variant", label(r, v)}});
     series.push_back(name);
   }
-  r.chart({r.t("curves.chart"), "eval_step", series});
+  // The y axis starts near the lowest curve: from 0 the final gaps (under 0.1 nat) would be under a row.
+  r.chart({r.t("curves.chart"), "eval_step", series, true});
+  // The gaps themselves: each variant's median curve minus MHA's (above 0: a higher loss, worse).
+  for (std::size_t k = 1; k < res.variants.size(); ++k) {
+    std::vector<double> d(steps.size());  // (E)
+    for (std::size_t e = 0; e < steps.size(); ++e) d[e] = curves[k][e] - curves[0][e];
+    const std::string name = "diff_" + res.variants[k].id;
+    r.tensor(name, vec(d), {}, {{"variant", label(r, res.variants[k])}});
+    diffs.push_back(name);
+  }
+  r.chart({r.t("curves.chart_diff"), "eval_step", diffs});
+  // MLA against MHA over time: its lead (the evaluation where it is furthest below MHA) and the
+  // evaluation from which it stays above MHA to the end.
+  const std::size_t mla = static_cast<std::size_t>(
+      std::find_if(res.variants.begin(), res.variants.end(), [](const train::StudyVariant& v) { return v.id == "mla-32"; }) -
+      res.variants.begin());
+  const std::vector<double>& m = curves[mla];
+  const std::vector<double>& h = curves[0];
+  std::size_t from = steps.size();  // the first evaluation of the final run above MHA
+  while (from > 0 && m[from - 1] > h[from - 1]) --from;
+  std::size_t lead = steps.size();  // the evaluation (after step 0) before `from` where MLA is furthest below
+  for (std::size_t e = 1; e < from; ++e)
+    if (m[e] < h[e] && (lead == steps.size() || m[e] - h[e] < m[lead] - h[lead])) lead = e;
+  const bool behind_at_end = from < steps.size();
+  r.note("curves.note_mla", {{"ahead", lead < steps.size()}, {"behind", behind_at_end},
+                             {"lead_step", lead < steps.size() ? steps[lead] : 0.0},
+                             {"mla", lead < steps.size() ? m[lead] : 0.0}, {"mha", lead < steps.size() ? h[lead] : 0.0},
+                             {"from_step", behind_at_end ? steps[from] : 0.0}});
 }
 
 void step_cache(LessonRecorder& r, const Tradeoffs& s) {
@@ -203,35 +265,83 @@ void step_cache(LessonRecorder& r, const Tradeoffs& s) {
   r.table(t);
 }
 
-// One verdict: `other` against `base`, in words computed from the two seed spreads.
-void verdict(LessonRecorder& r, Table& t, const Tradeoffs& s, std::size_t base, std::size_t other, const std::string& key) {
-  const train::Comparison c = train::compare_spreads(s.spread[base], s.spread[other]);
+// A median as the tables print it (4 decimals), so that the difference of two printed medians is
+// the difference the table shows.
+double as_printed(double x) { return std::round(x * 1e4) / 1e4; }
+
+// How a claim comes out: every seed of one variant beyond every seed of the other, resolved by the
+// paired t-test (p < 0.05) though the seeds overlap, or not resolved by these seeds.
+enum class Outcome { Separated, Resolved, Open };
+
+// One verdict: `other` against `base`, in words computed from the paired per-seed differences.
+void verdict(LessonRecorder& r, Table& t, Tensor& paired, std::size_t row, const Tradeoffs& s, std::size_t base,
+             std::size_t other, const std::string& key) {
+  const train::SeedSpread& a_sp = s.spread[other];
+  const train::SeedSpread& b_sp = s.spread[base];
+  const train::PairedTest p = train::paired_test(s.losses[base], s.losses[other]);
+  for (std::size_t i = 0; i < p.n; ++i) paired(row, i) = s.losses[other][i] - s.losses[base][i];
+  const bool higher = p.mean > 0;
+  const bool separated = a_sp.lo > b_sp.hi || a_sp.hi < b_sp.lo;
+  const Outcome o = separated ? Outcome::Separated : p.p_t < 0.05 ? Outcome::Resolved : Outcome::Open;
+  const char* outcome = o == Outcome::Separated ? "separated" : o == Outcome::Resolved ? "resolved" : "open";
   // the FFN claim is named by its FFNs (both models have MHA); the attention claims by their variants
   const bool ffn = key == "swiglu";
   const std::string a = ffn ? r.t("verdicts.swiglu") : label(r, s.results.variants[other]),
                     b = ffn ? r.t("verdicts.gelu") : label(r, s.results.variants[base]);
-  const std::size_t S = std::size(train::kStudySeeds);
-  t.rows.push_back({r.t("verdicts.pair." + key), c.diff, c.spread,
-                    r.t("verdicts.short", {{"within", c.within}, {"lower", c.diff < 0}, {"ratio", c.ratio}})});
-  r.note("verdicts.sentence", {{"a", a}, {"b", b}, {"within", c.within}, {"lower", c.diff < 0}, {"seeds", S},
-                               {"a_loss", s.spread[other].median}, {"b_loss", s.spread[base].median},
-                               {"diff", std::fabs(c.diff)}, {"spread", c.spread}, {"ratio", c.ratio}});
+  const std::size_t k = higher ? p.up : p.down;
+  t.rows.push_back({r.t("verdicts.pair." + key), as_printed(a_sp.median) - as_printed(b_sp.median), p.mean,
+                    r.t("verdicts.count", {{"k", k}, {"n", p.n}, {"higher", higher}}), p.p_t, p.p_sign,
+                    r.t("verdicts.short", {{"outcome", outcome}, {"higher", higher}, {"n", p.n}})});
+  r.note("verdicts.sentence", {{"a", a}, {"b", b}, {"higher", higher}, {"n", p.n}, {"k", k}, {"a_loss", a_sp.median},
+                               {"b_loss", b_sp.median}, {"mean", std::fabs(p.mean)}});
+  r.note("verdicts.test", {{"a", a}, {"b", b}, {"outcome", outcome}, {"higher", higher}, {"n", p.n}, {"t", std::fabs(p.t)},
+                           {"df", p.df}, {"p", p.p_t}, {"small", p.p_t < 0.001}, {"p_sign", p.p_sign}});
+}
+
+std::size_t index_of(const train::StudyResults& res, const std::string& id) {
+  return static_cast<std::size_t>(std::find_if(res.variants.begin(), res.variants.end(),
+                                               [&](const train::StudyVariant& v) { return v.id == id; }) -
+                                  res.variants.begin());
 }
 
 void step_verdicts(LessonRecorder& r, const Tradeoffs& s) {
   const train::StudyResults& res = s.results;
-  auto index = [&](const std::string& id) {
-    return static_cast<std::size_t>(std::find_if(res.variants.begin(), res.variants.end(),
-                                                 [&](const train::StudyVariant& v) { return v.id == id; }) -
-                                    res.variants.begin());
-  };
-  r.step("verdicts", {{"seeds", std::size(train::kStudySeeds)}});
-  Table t{{r.t("verdicts.col.pair"), r.t("verdicts.col.diff"), r.t("verdicts.col.spread"), r.t("verdicts.col.verdict")}, {}};
-  verdict(r, t, s, index("mha"), index("gqa-2"), "gqa");
-  verdict(r, t, s, index("mha"), index("mqa"), "mqa");
-  verdict(r, t, s, index("mha"), index("mla-32"), "mla");
-  verdict(r, t, s, index("mha-gelu"), index("mha"), "swiglu");
+  const std::size_t S = std::size(train::kStudySeeds);
+  r.step("verdicts", {{"seeds", S}});
+  Table t{{r.t("verdicts.col.pair"), r.t("verdicts.col.diff"), r.t("verdicts.col.mean"), r.t("verdicts.col.count"),
+           r.t("verdicts.col.p_t"), r.t("verdicts.col.p_sign"), r.t("verdicts.col.verdict")}, {}};
+  Tensor paired({4, S});  // (claims, S): other − base at each seed
+  verdict(r, t, paired, 0, s, index_of(res, "mha"), index_of(res, "gqa-2"), "gqa");
+  verdict(r, t, paired, 1, s, index_of(res, "mha"), index_of(res, "mqa"), "mqa");
+  verdict(r, t, paired, 2, s, index_of(res, "mha"), index_of(res, "mla-32"), "mla");
+  verdict(r, t, paired, 3, s, index_of(res, "mha-gelu"), index_of(res, "mha"), "swiglu");
+  std::vector<std::string> claims, seeds;
+  for (const char* k : {"gqa", "mqa", "mla", "swiglu"}) claims.push_back(r.t(std::string("verdicts.pair.") + k));
+  for (std::uint64_t seed : train::kStudySeeds) seeds.push_back(r.t("results.col.seed", {{"seed", seed}}));
+  r.tensor("paired_diff", paired, {.rows = claims, .cols = seeds, .axes = {"claim", "seed"}});
   r.table(t);
+}
+
+// What the DeepSeek-V2 paper measured at scale, against what this run is: its MLA result, this
+// MLA's departures from DeepSeek's, and the limits of a run this small.
+void step_scale(LessonRecorder& r, const Tradeoffs& s) {
+  const train::StudyResults& res = s.results;
+  const std::size_t mha = index_of(res, "mha"), mla = index_of(res, "mla-32");
+  const decoder::DecoderConfig& m = res.variants[mla].model;
+  const train::SeedSpread& a = s.spread[mla];
+  const train::SeedSpread& b = s.spread[mha];
+  const train::PairedTest p = train::paired_test(s.losses[mha], s.losses[mla]);
+  // opposite: MLA resolved worse than MHA here, where the paper found it better
+  const bool worse = (a.lo > b.hi || p.p_t < 0.05) && p.mean > 0;
+  const bool better = (a.hi < b.lo || p.p_t < 0.05) && p.mean < 0;
+  const train::VariantRun run = train::study_run(m, 1, nullptr);
+  const double mha_cache = static_cast<double>(res.variants[mha].model.cache_per_token());
+  r.step("scale", {{"result", worse ? "worse" : better ? "better" : "open"}, {"d_c", m.kv_lora_rank}, {"d_h", m.hs()},
+                   {"ratio", static_cast<double>(m.kv_lora_rank) / static_cast<double>(m.hs())}, {"d_R", m.rope_dim},
+                   {"heads", m.n_head}, {"steps", run.steps}, {"lr", run.lr}, {"mla_cache", m.cache_per_token()},
+                   {"mha_cache", res.variants[mha].model.cache_per_token()},
+                   {"share", 100.0 * static_cast<double>(m.cache_per_token()) / mha_cache},
+                   {"seq_len", m.n_positions}, {"layers", m.n_layer}});
 }
 
 Trace run(const TradeoffsOptions& c) {
@@ -248,7 +358,7 @@ Trace run(const TradeoffsOptions& c) {
   step_curves(r, s);
   step_cache(r, s);
   step_verdicts(r, s);
-  r.step("scale");
+  step_scale(r, s);
   return r.finish();
 }
 

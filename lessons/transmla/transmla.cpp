@@ -292,8 +292,9 @@ void step_compress(LessonRecorder& r, const Settings& s, TransMla& m, const Labe
 void step_sweep(LessonRecorder& r, const Settings& s, const TransMla& m) {
   const std::size_t n = s.ranks.size();
   const bool every = n == s.K, has_full = s.ranks.back() == s.K;
-  std::string list;  // "256, 512, 1024, 2048": numbers and commas only
-  for (std::size_t k = 0; k < n; ++k) list += (k ? ", " : "") + std::to_string(s.ranks[k]);
+  std::vector<std::string> ranks;  // "256, 512, 1024 and 2048" in English; each language lists its own way
+  for (std::size_t k = 0; k < n; ++k) ranks.push_back(std::to_string(s.ranks[k]));
+  const std::string list = r.list(ranks);
   r.step("sweep", {{"K", s.K}, {"d_c", s.d.C()}, {"every", every}, {"n", n}, {"list", list}, {"has_full", has_full},
                    {"every_max", kSweepEveryRankMax}});
   Table t{{r.t("sweep.col.r"), r.t("sweep.col.cache"), r.t("sweep.col.share"), r.t("sweep.col.max_error"),

@@ -148,9 +148,14 @@ std::string render_text(const GenerateReport& r, const Text& t) {
   std::vector<std::string> generated;
   for (const GenerateStep& g : r.run.steps) generated.push_back(r.in.label(g.id));
   std::string out = t("checkpoint.generate.model", {{"folder", weights_label(r.in.folder)}, {"type", m.model_type}, {"layers", m.l}, {"heads", m.n_h},
-                                                    {"kv_heads", m.n_g}, {"d_head", m.d_h}, {"dtype", dtype_name(r.dtype)}}) + "\n";
+                                                    {"kv_heads", m.n_g}, {"d_head", m.d_h}, {"dtype", dtype_name(r.dtype)},
+                                                    {"mla", m.mla}, {"d_qk", m.d_nope + m.d_R}, {"d_nope", m.d_nope},
+                                                    {"d_R", m.d_R}, {"d_v", m.d_v}, {"d_c", m.d_c}}) + "\n";
   out += t("checkpoint.generate.prompt", {{"n", r.prompt_len}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n\n";
-  out += t("checkpoint.generate.how", {{"prompt", r.prompt_len}}) + "\n\n" + step_table(r, t) + "\n";
+  // the cache is described as this model fills it, the choice of token as this run makes it
+  out += t("checkpoint.generate.how", {{"prompt", r.prompt_len}, {"mla", m.mla}, {"greedy", r.sampling.temperature == 0},
+                                       {"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}}) +
+         "\n\n" + step_table(r, t) + "\n";
   out += t("checkpoint.generate.generated", {{"tokens", fmt::format("{}", fmt::join(generated, " "))}}) + "\n";
   out += t("checkpoint.generate.mode", {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed}}) + "\n";
   if (r.in.from_text) {  // the prompt and its continuation as one text, as a reader sees it

@@ -1,8 +1,8 @@
 // render_chart: a line chart of rank-1 tensors in a character grid, readable without colour.
 // Each series has its own marker (* o # x @ …), so the curves can be told apart on paper or in
 // a terminal without colour; with colour each marker is also tinted. Axes cross at (0, 0) when
-// 0 is in range; the y axis is labelled at its top, at 0 and at its bottom, the x axis at its ends
-// and at 0.
+// 0 is in range (always on the y axis, unless the chart fits its series: Chart::fit); the y axis
+// is labelled at its top, at 0 and at its bottom, the x axis at its ends and at 0.
 //
 //    4.00 |                                  *
 //         |                              ****
@@ -68,19 +68,22 @@ std::string render_chart(const Trace& trace, const Chart& chart, const RenderOpt
   std::size_t n = xs.numel();
   if (n < 2 || chart.y.empty()) throw std::logic_error("chart '" + chart.title + "' needs 2 points and a series");
   double xlo = xs.data.front(), xhi = xs.data.back();
-  double ylo = 0.0, yhi = 0.0;  // 0 always in range, so the x axis shows
+  // 0 in range, so the x axis shows, unless the chart fits its series (then the axis starts at
+  // the lowest value drawn and ends at the highest)
+  double ylo = chart.fit ? INFINITY : 0.0, yhi = chart.fit ? -INFINITY : 0.0;
   std::vector<const Tensor*> ys;
   for (const std::string& name : chart.y) {
     ys.push_back(&series_tensor(trace, name, n));
     for (double v : ys.back()->data)
       if (std::isfinite(v)) ylo = std::min(ylo, v), yhi = std::max(yhi, v);
   }
+  if (!(ylo <= yhi)) ylo = 0.0, yhi = 0.0;  // a fitted chart with nothing finite
   if (yhi == ylo) yhi = ylo + 1.0;
   auto row_of = [&](double y) { return cell_of((yhi - y) / (yhi - ylo), kHeight); };  // kHeight: none
   auto x_at = [&](std::size_t c) { return xlo + (xhi - xlo) * static_cast<double>(c) / static_cast<double>(kWidth - 1); };
   // pass 1: the axes
   std::vector<std::vector<std::string>> grid(kHeight, std::vector<std::string>(kWidth, " "));
-  std::size_t zero_row = row_of(0.0);
+  std::size_t zero_row = ylo <= 0.0 && 0.0 <= yhi ? row_of(0.0) : kHeight;  // kHeight: 0 is not on a fitted axis
   std::size_t zero_col = kWidth;  // none unless 0 is within the x range (at its left end the frame's | is the axis)
   if (xlo < 0.0 && xhi >= 0.0) zero_col = cell_of(-xlo / (xhi - xlo), kWidth);
   if (zero_row < kHeight)

@@ -146,7 +146,11 @@ std::string head_json(const Trace& trace) {
     }
     if (!s.charts.empty()) {
       json charts = json::array();
-      for (const Chart& c : s.charts) charts.push_back({{"title", c.title}, {"x", c.x}, {"y", c.y}});
+      for (const Chart& c : s.charts) {
+        json chart = {{"title", c.title}, {"x", c.x}, {"y", c.y}};
+        if (c.fit) chart["fit"] = true;  // written only when set, so older traces read the same
+        charts.push_back(chart);
+      }
       step["charts"] = charts;
     }
     if (!s.notes.empty()) step["notes"] = s.notes;

@@ -286,6 +286,10 @@ static Trace trace_from(json& doc, const std::string& path) {
         if (!c.is_object()) bad(path, what + ".charts");
         Chart chart{str(field(c, "title", path), path, what + ".charts"), str(field(c, "x", path), path, what + ".charts"),
                     strings(field(c, "y", path), path, what + ".charts")};
+        if (c.contains("fit")) {
+          if (!c["fit"].is_boolean()) bad(path, what + ".charts");
+          chart.fit = c["fit"].get<bool>();
+        }
         auto rank1 = [&](const std::string& name) {
           auto it = tr.tensors.find(name);
           return it != tr.tensors.end() && it->second.tensor.rank() == 1;

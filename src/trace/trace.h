@@ -41,6 +41,9 @@ struct Chart {
   std::string title;
   std::string x;               // tensor name
   std::vector<std::string> y;  // tensor names, one series each
+  // false: the y axis always takes in 0 (a quantity measured from 0); true: it spans the series
+  // only, so close curves far from 0 (losses 1.6 apart by 0.05) can be told apart.
+  bool fit = false;
 };
 
 // How a tensor is labelled when shown. Rows of a (T, …) tensor are tokens; a rank-3 tensor is

@@ -158,6 +158,33 @@ for name, arr in (("erf_at", vals), ("erf_slope_at", slopes)):
         lines.append("    " + ", ".join(hexf(v) for v in arr[j:j + 4]) + ",")
     lines.append("};")
 lines.append("")
+
+# erf's polynomials, each coefficient an exact rational rounded once (no division left at run time):
+# below 1/2, erf x = 2/√π · (x − x·Σ_{n=1..13} (−1)^(n+1) z^n / (n! (2n+1))), z = x²;
+# around c = k/4 (k = 2 … 24), erf(c + h) = erf(c) + erf'(c) · h · Σ_{n=0..19} (−1)^n H_n(c) h^n / (n+1)!,
+# with Hermite's polynomials H_0 = 1, H_1 = 2c, H_(n+1) = 2c·H_n − 2n·H_(n−1), exact in fractions.
+erf_small = [to_double(D((-1) ** (n + 1)) / D(math.factorial(n) * (2 * n + 1))) for n in range(1, 14)]
+lines.append("// erf below 1/2: (−1)^(n+1) / (n! (2n+1)), n = 1 … 13 (the coefficient of z^n)")
+lines.append("inline constexpr double erf_small[13] = {")
+for j in range(0, 13, 4):
+    lines.append("    " + ", ".join(hexf(v) for v in erf_small[j:j + 4]) + ",")
+lines.append("};")
+lines.append("// erf around k/4: (−1)^n H_n(k/4) / (n+1)!, n = 0 … 19 (the coefficient of h^(n+1)), k = 0 … 24")
+lines.append("inline constexpr double erf_taylor[25][20] = {")
+for k in range(25):
+    c = Fraction(k, 4)
+    H_prev, H = Fraction(0), Fraction(1)
+    row = []
+    for n in range(20):
+        q = Fraction((-1) ** n) * H / math.factorial(n + 1)
+        row.append(float(q))  # Fraction -> float rounds correctly
+        H_prev, H = H, 2 * c * H - 2 * n * H_prev
+    lines.append("    {")
+    for j in range(0, 20, 4):
+        lines.append("        " + ", ".join(hexf(v) for v in row[j:j + 4]) + ",")
+    lines.append("    },")
+lines.append("};")
+lines.append("")
 lines.append("}  // namespace attn::libm::table")
 
 out = pathlib.Path(__file__).resolve().parent.parent / "src" / "base" / "libm_tables.h"

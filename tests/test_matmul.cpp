@@ -33,14 +33,25 @@ struct ThreadsGuard {
   ~ThreadsGuard() { set_threads(0); }
 };
 
-// The reference: for i, for j: s = 0; for k: s += a[i,k] * b[k,j].
+// Every path of the kernel takes its portable code (std::fma, as on a CPU without FMA) while alive.
+struct PortableGuard {
+  explicit PortableGuard(bool on) { gemm_force_portable(on); }
+  ~PortableGuard() { gemm_force_portable(false); }
+};
+
+// Every path a product can take: the plain loop, few rows, the blocked kernel as dispatched
+// (AVX-512 here where the CPU has it), the portable and AVX2 micro-kernels.
+constexpr GemmPath kPaths[] = {GemmPath::Auto,           GemmPath::Simple,      GemmPath::Blocked,
+                               GemmPath::BlockedPortable, GemmPath::BlockedAvx2, GemmPath::FewRows};
+
+// The reference: for i, for j: s = 0; for k: s = fma(a[i,k], b[k,j], s) (one rounding per k).
 std::vector<double> plain(const std::vector<double>& a, const std::vector<double>& b, std::size_t M, std::size_t N,
                           std::size_t K) {
   std::vector<double> c(M * N);
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
       double s = 0.0;
-      for (std::size_t k = 0; k < K; ++k) s += a[i * K + k] * b[k * N + j];
+      for (std::size_t k = 0; k < K; ++k) s = std::fma(a[i * K + k], b[k * N + j], s);
       c[i * N + j] = s;
     }
   return c;
@@ -66,14 +77,17 @@ bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
 void check_shape(std::size_t M, std::size_t N, std::size_t K) {
   auto a = awkward(M * K, M * 1000003 + K), b = awkward(K * N, N * 7919 + K);
   auto want = plain(a, b, M, N, K);
-  for (std::size_t threads : {1, 2, 3}) {
-    set_threads(threads);
-    for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked, GemmPath::BlockedPortable, GemmPath::BlockedAvx2}) {
-      std::vector<double> got(M * N, 12345.0);  // never read: overwritten
-      gemm(a.data(), b.data(), got.data(), M, N, K, path);
-      INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path)
-                << " kernel=" << gemm_kernel_name());
-      CHECK(same_bits(got, want));
+  for (bool portable : {false, true}) {
+    PortableGuard force(portable);
+    for (std::size_t threads : {1, 2, 3}) {
+      set_threads(threads);
+      for (GemmPath path : kPaths) {
+        std::vector<double> got(M * N, 12345.0);  // never read: overwritten
+        gemm(a.data(), b.data(), got.data(), M, N, K, path);
+        INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path)
+                  << " kernel=" << gemm_kernel_name() << " forced portable=" << portable);
+        CHECK(same_bits(got, want));
+      }
     }
   }
 }
@@ -101,7 +115,7 @@ TEST_CASE("matmul keeps -0, inf and NaN where the plain loop has them", "[matmul
   auto want = plain(a, b, M, N, K);
   for (std::size_t threads : {1, 2, 3}) {
     set_threads(threads);
-    for (GemmPath path : {GemmPath::Blocked, GemmPath::BlockedPortable, GemmPath::BlockedAvx2}) {
+    for (GemmPath path : kPaths) {
       std::vector<double> got(M * N);
       gemm(a.data(), b.data(), got.data(), M, N, K, path);
       CHECK(same_bits(got, want));
@@ -362,33 +376,41 @@ TEST_CASE("the float32 matmul kernel equals the plain float loop bit for bit at 
   std::size_t shapes[][3] = {{1, 1, 1},   {7, 13, 11},   {97, 101, 89}, {6, 16, 256}, {5, 17, 257},
                              {2, 3, 1},   {1, 50, 40},   {200, 3, 70},  {4, 300, 20}, {97, 2049, 257},
                              {61, 29, 513}, {1, 3001, 700}, {2, 530, 90}, {96, 33, 300}};
-  bool differs_from_double = false;
+  bool differs_from_double = false, differs_from_unfused = false;
   for (auto& s : shapes) {
     const std::size_t M = s[0], N = s[1], K = s[2];
     std::vector<double> ad = awkward(M * K, M * 1000003 + K), bd = awkward(K * N, N * 7919 + K);
     std::vector<float> a(ad.begin(), ad.end()), b(bd.begin(), bd.end()), want(M * N);
     for (std::size_t i = 0; i < M; ++i)
       for (std::size_t j = 0; j < N; ++j) {
-        float sum = 0.0f;
+        float sum = 0.0f, unfused = 0.0f;
         double wide = 0.0;
         for (std::size_t k = 0; k < K; ++k) {
-          sum += a[i * K + k] * b[k * N + j];
+          sum = std::fma(a[i * K + k], b[k * N + j], sum);
+          float p = a[i * K + k] * b[k * N + j];
+          unfused = unfused + p;
           wide += static_cast<double>(a[i * K + k]) * static_cast<double>(b[k * N + j]);
         }
         want[i * N + j] = sum;
         differs_from_double = differs_from_double || sum != static_cast<float>(wide);
+        differs_from_unfused = differs_from_unfused || sum != unfused;
       }
-    for (std::size_t threads : {1, 2, 3}) {
-      set_threads(threads);
-      for (GemmPath path : {GemmPath::Auto, GemmPath::Simple, GemmPath::Blocked, GemmPath::BlockedPortable, GemmPath::BlockedAvx2}) {
-        std::vector<float> got(M * N, 12345.0f);
-        gemm(a.data(), b.data(), got.data(), M, N, K, path);
-        INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path));
-        CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+    for (bool portable : {false, true}) {
+      PortableGuard force(portable);
+      for (std::size_t threads : {1, 2, 3}) {
+        set_threads(threads);
+        for (GemmPath path : kPaths) {
+          std::vector<float> got(M * N, 12345.0f);
+          gemm(a.data(), b.data(), got.data(), M, N, K, path);
+          INFO("M=" << M << " N=" << N << " K=" << K << " threads=" << threads << " path=" << static_cast<int>(path)
+                    << " forced portable=" << portable);
+          CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+        }
       }
     }
   }
   CHECK(differs_from_double);
+  CHECK(differs_from_unfused);  // the fused order is not the old multiply-then-add one
 }
 
 }  // namespace file_test_matmul

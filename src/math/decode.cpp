@@ -75,7 +75,7 @@ DecodeRun decode_greedy(const DecodeModel& m, const DecodeDims& d, const std::ve
         double mx = -INFINITY;
         for (std::size_t n = 0; n <= t; ++n) {  // the new query against every cached key
           double acc = 0.0;
-          for (std::size_t c = 0; c < d.Dh; ++c) acc += q.data[h * d.Dh + c] * Kc(n, g * d.Dh + c);
+          for (std::size_t c = 0; c < d.Dh; ++c) acc = std::fma(q.data[h * d.Dh + c], Kc(n, g * d.Dh + c), acc);
           macs += d.Dh;
           s[n] = acc * inv_sqrt;
           mx = std::max(mx, s[n]);
@@ -84,7 +84,8 @@ DecodeRun decode_greedy(const DecodeModel& m, const DecodeDims& d, const std::ve
         for (std::size_t n = 0; n <= t; ++n) sum += (s[n] = libm::exp(s[n] - mx));
         for (std::size_t n = 0; n <= t; ++n) {  // weighted sum of every cached value
           double p = s[n] / sum;
-          for (std::size_t c = 0; c < d.Dh; ++c) heads.data[h * d.Dh + c] += p * Vc(n, g * d.Dh + c);
+          for (std::size_t c = 0; c < d.Dh; ++c)
+            heads.data[h * d.Dh + c] = std::fma(p, Vc(n, g * d.Dh + c), heads.data[h * d.Dh + c]);
           macs += d.Dh;
         }
       }

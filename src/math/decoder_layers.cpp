@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "cpu.h"
 #include "decoder.h"
 #include "libm.h"
 #include "parallel.h"
@@ -114,107 +115,126 @@ void swiglu_backward(double* dgate, double* dup, const double* dout, const doubl
 
 // ---- the attention core ----------------------------------------------------------------------------
 
-void attention_core_forward(double* out, double* att, const double* q, const double* k, const double* v, std::size_t B,
-                            std::size_t T, std::size_t H, std::size_t G, std::size_t dq, std::size_t dv,
-                            const double* head_gate) {
+namespace {
+
+// Sequence b's key-value group grp, forward: its query heads' attention rows and outputs. The
+// group's keys are copied transposed, kT (dq, T), so a query's scores are a loop over keys per
+// component (vectorized across keys, each score still summed over i = 0 … dq−1 in order with one
+// fused multiply-add per term, as every dot product and matmul in attnlab).
+ATTNLAB_FMA_CLONES void attention_group_forward(double* out, double* att, const double* q, const double* k,
+                                                const double* v, double* kT, std::size_t b, std::size_t grp,
+                                                std::size_t T, std::size_t H, std::size_t G, std::size_t dq,
+                                                std::size_t dv, const double* head_gate) {
   const std::size_t per_group = H / G;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dq));
-  // Threads take whole (sequence, key-value head) pairs; the group's keys are copied transposed,
-  // kT (dq, T), so a query's scores are a loop over keys per component (vectorized across keys,
-  // each score still summed over i = 0 … dq−1 in order).
-  parallel_for(B * G, 1, [&](std::size_t j0, std::size_t j1) {
-    std::vector<double> kT(dq * T);
-    for (std::size_t j = j0; j < j1; ++j) {
-      const std::size_t b = j / G, grp = j % G;
-      for (std::size_t t2 = 0; t2 < T; ++t2)
-        for (std::size_t i = 0; i < dq; ++i) kT[i * T + t2] = k[((b * T + t2) * G + grp) * dq + i];
-      for (std::size_t h = grp * per_group; h < (grp + 1) * per_group; ++h) {
-        const double gate = head_gate ? head_gate[h] : 1.0;
-        for (std::size_t t = 0; t < T; ++t) {
-          // pass 1: q·k for keys 0…t, scaled, and their max
-          const double* qt = q + ((b * T + t) * H + h) * dq;
-          double* row = att + ((b * H + h) * T + t) * T;
-          const std::size_t n = t + 1;
-          for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = 0.0;
-          for (std::size_t i = 0; i < dq; ++i) {
-            const double qi = qt[i];
-            const double* kr = kT.data() + i * T;
-            for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] += qi * kr[t2];
-          }
-          double maxv = -std::numeric_limits<double>::infinity();
-          for (std::size_t t2 = 0; t2 < n; ++t2) {
-            row[t2] *= scale;
-            maxv = std::max(maxv, row[t2]);
-          }
-          // pass 2: exp and sum; pass 3: normalize (masked keys get exactly 0)
-          double sum = 0.0;
-          for (std::size_t t2 = 0; t2 < n; ++t2) {
-            row[t2] = libm::exp(row[t2] - maxv);
-            sum += row[t2];
-          }
-          for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] /= sum;
-          for (std::size_t t2 = n; t2 < T; ++t2) row[t2] = 0.0;
-          // pass 4: the weighted sum of the group's values
-          double* o = out + ((b * T + t) * H + h) * dv;
-          for (std::size_t i = 0; i < dv; ++i) o[i] = 0.0;
-          for (std::size_t t2 = 0; t2 < n; ++t2) {
-            const double* vr = v + ((b * T + t2) * G + grp) * dv;
-            const double w = row[t2];
-            for (std::size_t i = 0; i < dv; ++i) o[i] += w * vr[i];
-          }
-          if (head_gate)
-            for (std::size_t i = 0; i < dv; ++i) o[i] *= gate;
+  for (std::size_t t2 = 0; t2 < T; ++t2)
+    for (std::size_t i = 0; i < dq; ++i) kT[i * T + t2] = k[((b * T + t2) * G + grp) * dq + i];
+  for (std::size_t h = grp * per_group; h < (grp + 1) * per_group; ++h) {
+    const double gate = head_gate ? head_gate[h] : 1.0;
+    for (std::size_t t = 0; t < T; ++t) {
+      // pass 1: q·k for keys 0…t, scaled, and their max
+      const double* qt = q + ((b * T + t) * H + h) * dq;
+      double* row = att + ((b * H + h) * T + t) * T;
+      const std::size_t n = t + 1;
+      for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = 0.0;
+      for (std::size_t i = 0; i < dq; ++i) {
+        const double qi = qt[i];
+        const double* kr = kT + i * T;
+        for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = std::fma(qi, kr[t2], row[t2]);
+      }
+      double maxv = -std::numeric_limits<double>::infinity();
+      for (std::size_t t2 = 0; t2 < n; ++t2) {
+        row[t2] *= scale;
+        maxv = std::max(maxv, row[t2]);
+      }
+      // pass 2: exp and sum; pass 3: normalize (masked keys get exactly 0)
+      double sum = 0.0;
+      for (std::size_t t2 = 0; t2 < n; ++t2) {
+        row[t2] = libm::exp(row[t2] - maxv);
+        sum += row[t2];
+      }
+      for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] /= sum;
+      for (std::size_t t2 = n; t2 < T; ++t2) row[t2] = 0.0;
+      // pass 4: the weighted sum of the group's values
+      double* o = out + ((b * T + t) * H + h) * dv;
+      for (std::size_t i = 0; i < dv; ++i) o[i] = 0.0;
+      for (std::size_t t2 = 0; t2 < n; ++t2) {
+        const double* vr = v + ((b * T + t2) * G + grp) * dv;
+        const double w = row[t2];
+        for (std::size_t i = 0; i < dv; ++i) o[i] = std::fma(w, vr[i], o[i]);
+      }
+      if (head_gate)
+        for (std::size_t i = 0; i < dv; ++i) o[i] *= gate;
+    }
+  }
+}
+
+// Sequence b's key-value group grp, backward (the group's values copied transposed, vT (Dv, T)).
+ATTNLAB_FMA_CLONES void attention_group_backward(double* dq, double* dk, double* dv, const double* dout,
+                                                 const double* q, const double* k, const double* v,
+                                                 const double* att, double* vT, double* datt, std::size_t b,
+                                                 std::size_t grp, std::size_t T, std::size_t H, std::size_t G,
+                                                 std::size_t Dq, std::size_t Dv) {
+  const std::size_t per_group = H / G;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(Dq));
+  for (std::size_t t2 = 0; t2 < T; ++t2)
+    for (std::size_t i = 0; i < Dv; ++i) vT[i * T + t2] = v[((b * T + t2) * G + grp) * Dv + i];
+  for (std::size_t h = grp * per_group; h < (grp + 1) * per_group; ++h) {
+    for (std::size_t t = 0; t < T; ++t) {
+      const double* row = att + ((b * H + h) * T + t) * T;
+      const double* dy = dout + ((b * T + t) * H + h) * Dv;
+      const std::size_t n = t + 1;
+      // out_t = Σ att[t2] v_t2:  datt[t2] = dy · v_t2,  dv_t2 += att[t2] dy
+      for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = 0.0;
+      for (std::size_t i = 0; i < Dv; ++i) {
+        const double di = dy[i];
+        const double* vr = vT + i * T;
+        for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = std::fma(di, vr[t2], datt[t2]);
+      }
+      for (std::size_t t2 = 0; t2 < n; ++t2) {
+        double* dvr = dv + ((b * T + t2) * G + grp) * Dv;
+        const double w = row[t2];
+        for (std::size_t i = 0; i < Dv; ++i) dvr[i] = std::fma(w, dy[i], dvr[i]);
+      }
+      // softmax: dscore = att ⊙ (datt − Σ att·datt), then the scale
+      double dot = 0.0;
+      for (std::size_t t2 = 0; t2 < n; ++t2) dot = std::fma(row[t2], datt[t2], dot);
+      const double* qt = q + ((b * T + t) * H + h) * Dq;
+      double* dqt = dq + ((b * T + t) * H + h) * Dq;
+      for (std::size_t t2 = 0; t2 < n; ++t2) {
+        const double dpre = row[t2] * (datt[t2] - dot) * scale;
+        const double* kr = k + ((b * T + t2) * G + grp) * Dq;
+        double* dkr = dk + ((b * T + t2) * G + grp) * Dq;
+        for (std::size_t i = 0; i < Dq; ++i) {
+          dqt[i] = std::fma(dpre, kr[i], dqt[i]);
+          dkr[i] = std::fma(dpre, qt[i], dkr[i]);
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+void attention_core_forward(double* out, double* att, const double* q, const double* k, const double* v, std::size_t B,
+                            std::size_t T, std::size_t H, std::size_t G, std::size_t dq, std::size_t dv,
+                            const double* head_gate) {
+  // Threads take whole (sequence, key-value head) pairs.
+  parallel_for(B * G, 1, [&](std::size_t j0, std::size_t j1) {
+    std::vector<double> kT(dq * T);
+    for (std::size_t j = j0; j < j1; ++j)
+      attention_group_forward(out, att, q, k, v, kT.data(), j / G, j % G, T, H, G, dq, dv, head_gate);
   });
 }
 
 void attention_core_backward(double* dq, double* dk, double* dv, const double* dout, const double* q, const double* k,
                              const double* v, const double* att, std::size_t B, std::size_t T, std::size_t H,
                              std::size_t G, std::size_t dq_width, std::size_t dv_width) {
-  const std::size_t per_group = H / G, Dq = dq_width, Dv = dv_width;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(Dq));
   parallel_for(B * G, 1, [&](std::size_t j0, std::size_t j1) {
-    std::vector<double> vT(Dv * T), datt(T);
-    for (std::size_t j = j0; j < j1; ++j) {
-      const std::size_t b = j / G, grp = j % G;
-      for (std::size_t t2 = 0; t2 < T; ++t2)
-        for (std::size_t i = 0; i < Dv; ++i) vT[i * T + t2] = v[((b * T + t2) * G + grp) * Dv + i];
-      for (std::size_t h = grp * per_group; h < (grp + 1) * per_group; ++h) {
-        for (std::size_t t = 0; t < T; ++t) {
-          const double* row = att + ((b * H + h) * T + t) * T;
-          const double* dy = dout + ((b * T + t) * H + h) * Dv;
-          const std::size_t n = t + 1;
-          // out_t = Σ att[t2] v_t2:  datt[t2] = dy · v_t2,  dv_t2 += att[t2] dy
-          for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = 0.0;
-          for (std::size_t i = 0; i < Dv; ++i) {
-            const double di = dy[i];
-            const double* vr = vT.data() + i * T;
-            for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] += di * vr[t2];
-          }
-          for (std::size_t t2 = 0; t2 < n; ++t2) {
-            double* dvr = dv + ((b * T + t2) * G + grp) * Dv;
-            const double w = row[t2];
-            for (std::size_t i = 0; i < Dv; ++i) dvr[i] += w * dy[i];
-          }
-          // softmax: dscore = att ⊙ (datt − Σ att·datt), then the scale
-          double dot = 0.0;
-          for (std::size_t t2 = 0; t2 < n; ++t2) dot += row[t2] * datt[t2];
-          const double* qt = q + ((b * T + t) * H + h) * Dq;
-          double* dqt = dq + ((b * T + t) * H + h) * Dq;
-          for (std::size_t t2 = 0; t2 < n; ++t2) {
-            const double dpre = row[t2] * (datt[t2] - dot) * scale;
-            const double* kr = k + ((b * T + t2) * G + grp) * Dq;
-            double* dkr = dk + ((b * T + t2) * G + grp) * Dq;
-            for (std::size_t i = 0; i < Dq; ++i) {
-              dqt[i] += dpre * kr[i];
-              dkr[i] += dpre * qt[i];
-            }
-          }
-        }
-      }
-    }
+    std::vector<double> vT(dv_width * T), datt(T);
+    for (std::size_t j = j0; j < j1; ++j)
+      attention_group_backward(dq, dk, dv, dout, q, k, v, att, vT.data(), datt.data(), j / G, j % G, T, H, G,
+                               dq_width, dv_width);
   });
 }
 

@@ -100,7 +100,7 @@ MemoryRead ffn_as_memory(const Tensor& x, const Tensor& W_1, const Tensor& b_1, 
   // pass 1: each key k_j (column j of W_1) against x, then the activation
   for (std::size_t j = 0; j < F; ++j) {
     double s = b_1.data[j];
-    for (std::size_t i = 0; i < D; ++i) s += x.data[i] * W_1(i, j);
+    for (std::size_t i = 0; i < D; ++i) s = std::fma(x.data[i], W_1(i, j), s);
     m.match.data[j] = s;
     m.activation.data[j] = f(s);
   }

@@ -119,7 +119,8 @@ namespace {
 
 // One (sequence b, head h) of attention_backward. As in the forward pass, the head's values are
 // copied transposed, vT (hs, T), so that datt[t2] = dy · v_t2 is a loop over keys for each
-// component i, vectorized across keys, each dot still summed in the order i = 0…hs−1 from 0.0.
+// component i, vectorized across keys, each dot still summed in the order i = 0…hs−1 from 0.0
+// with one fused multiply-add per term (as every dot product and matmul in attnlab).
 //   dqkv_b, qkv_b (T, 3C); att_bh (T, T); dout_b (T, C); vT scratch (hs·T); datt, dy scratch
 template <class S>
 [[gnu::always_inline]] inline void attention_head_backward_body(S* __restrict dqkv_b, const S* __restrict dout_b,
@@ -142,16 +143,16 @@ template <class S>
     for (std::size_t i = 0; i < hs; ++i) {
       const S di = dy[i];
       const S* vr = vT + i * T;
-      for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] += di * vr[t2];
+      for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = std::fma(di, vr[t2], datt[t2]);
     }
     for (std::size_t t2 = 0; t2 < n; ++t2) {
       S* dv = dqkv_b + t2 * C3 + 2 * C + h * hs;
       const S w = row[t2];
-      for (std::size_t i = 0; i < hs; ++i) dv[i] += w * dy[i];
+      for (std::size_t i = 0; i < hs; ++i) dv[i] = std::fma(w, dy[i], dv[i]);
     }
     // softmax: dpre = att ⊙ (datt − Σ att·datt)
     S dot = 0;
-    for (std::size_t t2 = 0; t2 < n; ++t2) dot += row[t2] * datt[t2];
+    for (std::size_t t2 = 0; t2 < n; ++t2) dot = std::fma(row[t2], datt[t2], dot);
     const S* q = qkv_b + t * C3 + h * hs;
     S* dq = dqkv_b + t * C3 + h * hs;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
@@ -159,8 +160,8 @@ template <class S>
       const S* k = qkv_b + t2 * C3 + C + h * hs;
       S* dk = dqkv_b + t2 * C3 + C + h * hs;
       for (std::size_t i = 0; i < hs; ++i) {
-        dq[i] += dpre * k[i];
-        dk[i] += dpre * q[i];
+        dq[i] = std::fma(dpre, k[i], dq[i]);
+        dk[i] = std::fma(dpre, q[i], dk[i]);
       }
     }
   }
@@ -178,9 +179,9 @@ void attention_head_backward_portable(S* dqkv_b, const S* dout_b, const S* qkv_b
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// The same body compiled for AVX2 (no "fma": multiplies and adds stay separate).
+// The same body compiled for AVX2 and FMA (std::fma the CPU's instruction).
 template <class S>
-__attribute__((target("avx2"))) void attention_head_backward_avx2(S* dqkv_b, const S* dout_b,
+__attribute__((target("avx2,fma"))) void attention_head_backward_avx2(S* dqkv_b, const S* dout_b,
                                                                   const S* qkv_b, const S* att_bh,
                                                                   S* vT, S* datt, S* dy, std::size_t T,
                                                                   std::size_t C, std::size_t hs, std::size_t h,
@@ -192,7 +193,7 @@ __attribute__((target("avx2"))) void attention_head_backward_avx2(S* dqkv_b, con
 template <class S>
 HeadBackward<S> head_backward() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_has_avx2()) return attention_head_backward_avx2<S>;
+  if (cpu_has_avx2() && cpu_has_fma()) return attention_head_backward_avx2<S>;
 #endif
   return attention_head_backward_portable<S>;
 }

@@ -4,11 +4,16 @@
 //       for each MC-tall row block of A: pack A[row block, k-slice] into MR-tall panels
 //         for each panel pair:           the MR x NR micro-kernel over the k-slice
 // A k-slice after the first continues the sums already stored in C (a number stored and loaded
-// back is the same number), so every output is still  0 + a0*b0 + a1*b1 + … in k order, whatever
-// the tile sizes: each micro-kernel comes with its own (a Tiling), chosen for this CPU at run time.
+// back is the same number), so every output is still  s = fma(a_k, b_k, s) for k = 0, 1, … from 0,
+// whatever the tile sizes: each micro-kernel comes with its own (a Tiling), chosen for this CPU at
+// run time. A fused multiply-add rounds once and is correctly rounded, so the CPU's instruction
+// (AVX2+FMA, AVX-512) and std::fma in software (the portable kernel, a CPU without FMA, the
+// book's WebAssembly) give the same bits.
 #include "matmul.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -62,10 +67,7 @@ void kernel_portable(std::size_t kc, const T* a, const T* b, T* c, std::size_t l
     const T* bk = b + k * NR;
     for (std::size_t r = 0; r < MR; ++r) {
       T ar = ak[r];
-      for (std::size_t j = 0; j < NR; ++j) {
-        T p = ar * bk[j];  // a separate multiply and add (never fused)
-        acc[r][j] = acc[r][j] + p;
-      }
+      for (std::size_t j = 0; j < NR; ++j) acc[r][j] = std::fma(ar, bk[j], acc[r][j]);  // one rounding
     }
   }
   for (std::size_t r = 0; r < MR; ++r)
@@ -81,9 +83,9 @@ constexpr Tiling<T> portable_tiling() {
 }
 
 #ifdef ATTNLAB_X86
-// Twelve accumulators (6 rows x 2 vectors of 4 columns); each lane is one output element.
-// Only "avx2" is enabled here, never "fma": a multiply and an add, as in the plain loop.
-__attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const double* a, const double* b, double* c,
+// Twelve accumulators (6 rows x 2 vectors of 4 columns); each lane is one output element, one
+// fused multiply-add per k (the AVX2 kernels run only where the CPU also has FMA).
+__attribute__((target("avx2,fma"))) void kernel_avx2(std::size_t kc, const double* a, const double* b, double* c,
                                                  std::size_t ldc, bool first) {
   constexpr std::size_t MR = 6, NR = 8;
   __m256d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
@@ -102,8 +104,8 @@ __attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const double* a
 #define ATTNLAB_ROW(r)                                      \
   {                                                         \
     __m256d ar = _mm256_broadcast_sd(a + r);                \
-    c##r##0 = _mm256_add_pd(c##r##0, _mm256_mul_pd(ar, b0)); \
-    c##r##1 = _mm256_add_pd(c##r##1, _mm256_mul_pd(ar, b1)); \
+    c##r##0 = _mm256_fmadd_pd(ar, b0, c##r##0);                \
+    c##r##1 = _mm256_fmadd_pd(ar, b1, c##r##1);                \
   }
     ATTNLAB_ROW(0) ATTNLAB_ROW(1) ATTNLAB_ROW(2) ATTNLAB_ROW(3) ATTNLAB_ROW(4) ATTNLAB_ROW(5)
 #undef ATTNLAB_ROW
@@ -117,7 +119,7 @@ __attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const double* a
 #undef ATTNLAB_STORE
 }
 // The float kernel: the same twelve accumulators, each a vector of 8 floats (6 rows x 16 columns).
-__attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const float* a, const float* b, float* c,
+__attribute__((target("avx2,fma"))) void kernel_avx2(std::size_t kc, const float* a, const float* b, float* c,
                                                  std::size_t ldc, bool first) {
   constexpr std::size_t MR = 6, NR = 16;
   __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
@@ -136,8 +138,8 @@ __attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const float* a,
 #define ATTNLAB_ROW(r)                                      \
   {                                                         \
     __m256 ar = _mm256_broadcast_ss(a + r);                 \
-    c##r##0 = _mm256_add_ps(c##r##0, _mm256_mul_ps(ar, b0)); \
-    c##r##1 = _mm256_add_ps(c##r##1, _mm256_mul_ps(ar, b1)); \
+    c##r##0 = _mm256_fmadd_ps(ar, b0, c##r##0);                \
+    c##r##1 = _mm256_fmadd_ps(ar, b1, c##r##1);                \
   }
     ATTNLAB_ROW(0) ATTNLAB_ROW(1) ATTNLAB_ROW(2) ATTNLAB_ROW(3) ATTNLAB_ROW(4) ATTNLAB_ROW(5)
 #undef ATTNLAB_ROW
@@ -151,8 +153,7 @@ __attribute__((target("avx2"))) void kernel_avx2(std::size_t kc, const float* a,
 #undef ATTNLAB_STORE
 }
 // MR rows x NV vectors: MR*NV AVX-512 accumulators, each lane one output element summed over k in
-// order with a separate multiply and add, as in the plain loop (AVX-512F has fused multiply-adds,
-// but -ffp-contract=off keeps the multiply and the add apart). The loops over r and v have
+// order with one fused multiply-add per k, as in the plain loop. The loops over r and v have
 // constant bounds: the compiler unrolls them and keeps every accumulator in a register.
 template <std::size_t MR, std::size_t NV>
 __attribute__((target("avx512f"))) void kernel_avx512(std::size_t kc, const double* a, const double* b, double* c,
@@ -166,7 +167,7 @@ __attribute__((target("avx512f"))) void kernel_avx512(std::size_t kc, const doub
     for (std::size_t v = 0; v < NV; ++v) bk[v] = _mm512_loadu_pd(b + 8 * v);
     for (std::size_t r = 0; r < MR; ++r) {
       __m512d ar = _mm512_set1_pd(a[r]);
-      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_add_pd(acc[r][v], _mm512_mul_pd(ar, bk[v]));
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_pd(ar, bk[v], acc[r][v]);
     }
     a += MR;
     b += NR;
@@ -187,7 +188,7 @@ __attribute__((target("avx512f"))) void kernel_avx512(std::size_t kc, const floa
     for (std::size_t v = 0; v < NV; ++v) bk[v] = _mm512_loadu_ps(b + 16 * v);
     for (std::size_t r = 0; r < MR; ++r) {
       __m512 ar = _mm512_set1_ps(a[r]);
-      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_add_ps(acc[r][v], _mm512_mul_ps(ar, bk[v]));
+      for (std::size_t v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bk[v], acc[r][v]);
     }
     a += MR;
     b += NR;
@@ -223,6 +224,18 @@ constexpr Tiling<T> avx512_tiling() {
 }
 #endif
 
+// Tests: every path takes its portable code (std::fma in software where the CPU has no FMA), as on
+// a CPU without AVX2 and FMA. See gemm_force_portable in matmul.h.
+std::atomic<bool> g_force_portable{false};
+
+bool fma_x86() {
+#ifdef ATTNLAB_X86
+  return !g_force_portable.load(std::memory_order_relaxed) && cpu_has_fma();
+#else
+  return false;
+#endif
+}
+
 template <class T>
 struct Dispatch {
   Tiling<T> tiling = portable_tiling<T>();
@@ -230,7 +243,7 @@ struct Dispatch {
 #ifdef ATTNLAB_X86
     if (cpu_has_avx512f())
       tiling = avx512_tiling<T>();
-    else if (cpu_has_avx2())
+    else if (cpu_has_avx2() && cpu_has_fma())
       tiling = avx2_tiling<T>();
 #endif
   }
@@ -350,25 +363,24 @@ void gemm_block(const Tiling<T>& t, Workspace<T>& ws, const T* A, std::size_t ld
   }
 }
 
+// The plain loop (small products): C[i][j] = fma(A[i][k], B[k][j], C[i][j]) for k in order, from 0.
 template <class T>
-void gemm_simple(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::size_t K) {
+[[gnu::always_inline]] inline void gemm_simple_body(const T* A, const T* B, T* C, std::size_t M, std::size_t N,
+                                                    std::size_t K) {
   for (std::size_t i = 0; i < M; ++i) {
     T* o = C + i * N;
     std::fill(o, o + N, T(0));
     for (std::size_t k = 0; k < K; ++k) {
       T aik = A[i * K + k];
       const T* brow = B + k * N;
-      for (std::size_t j = 0; j < N; ++j) o[j] += aik * brow[j];
+      for (std::size_t j = 0; j < N; ++j) o[j] = std::fma(aik, brow[j], o[j]);
     }
   }
 }
 
 // Few rows (a vector times a matrix, a handful of tokens): B is read once, so packing it would
-// only double the memory traffic. Columns j0 … j1 in strips that keep the output rows in L1.
-// Compiled three times, the best chosen when the program loads (GCC's and clang's target_clones):
-// the loop over j vectorizes 8, 4 or 2 wide, each lane still one output's own in-order sum with
-// a separate multiply and add (no "fma" target), so the bits are the baseline build's. The body
-// is a template; target_clones goes on one plain function per type (it does not take templates).
+// only double the memory traffic. Columns j0 … j1 in strips that keep the output rows in L1; the
+// loop over j vectorizes, each lane still one output's own in-order sum of fused multiply-adds.
 template <class T>
 [[gnu::always_inline]] inline void gemm_few_rows_body(const T* A, const T* B, T* C, std::size_t M, std::size_t N,
                                                       std::size_t K, std::size_t j0, std::size_t j1) {
@@ -381,24 +393,65 @@ template <class T>
       for (std::size_t i = 0; i < M; ++i) {
         T aik = A[i * K + k];
         T* o = C + i * N;
-        for (std::size_t j = jb; j < je; ++j) o[j] += aik * brow[j];
+        for (std::size_t j = jb; j < je; ++j) o[j] = std::fma(aik, brow[j], o[j]);
       }
     }
   }
 }
-#if defined(ATTNLAB_X86) && defined(__linux__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void gemm_few_rows(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K,
-                   std::size_t j0, std::size_t j1) {
+
+// Both bodies compiled three times: AVX-512 (8 doubles a vector), AVX2+FMA (4) and the baseline,
+// whose std::fma is the C library's (a CPU without FMA computes it in software, same bits).
+template <class T>
+void gemm_simple_portable(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::size_t K) {
+  gemm_simple_body(A, B, C, M, N, K);
+}
+template <class T>
+void gemm_few_rows_portable(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::size_t K,
+                            std::size_t j0, std::size_t j1) {
   gemm_few_rows_body(A, B, C, M, N, K, j0, j1);
 }
-#if defined(ATTNLAB_X86) && defined(__linux__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void gemm_few_rows(const float* A, const float* B, float* C, std::size_t M, std::size_t N, std::size_t K,
-                   std::size_t j0, std::size_t j1) {
+#ifdef ATTNLAB_X86
+template <class T>
+__attribute__((target("avx2,fma"))) void gemm_simple_avx2(const T* A, const T* B, T* C, std::size_t M, std::size_t N,
+                                                           std::size_t K) {
+  gemm_simple_body(A, B, C, M, N, K);
+}
+template <class T>
+__attribute__((target("avx512f,fma"))) void gemm_simple_avx512(const T* A, const T* B, T* C, std::size_t M,
+                                                               std::size_t N, std::size_t K) {
+  gemm_simple_body(A, B, C, M, N, K);
+}
+template <class T>
+__attribute__((target("avx2,fma"))) void gemm_few_rows_avx2(const T* A, const T* B, T* C, std::size_t M,
+                                                            std::size_t N, std::size_t K, std::size_t j0,
+                                                            std::size_t j1) {
   gemm_few_rows_body(A, B, C, M, N, K, j0, j1);
+}
+template <class T>
+__attribute__((target("avx512f,fma"))) void gemm_few_rows_avx512(const T* A, const T* B, T* C, std::size_t M,
+                                                                 std::size_t N, std::size_t K, std::size_t j0,
+                                                                 std::size_t j1) {
+  gemm_few_rows_body(A, B, C, M, N, K, j0, j1);
+}
+#endif
+
+template <class T>
+void gemm_simple(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::size_t K) {
+#ifdef ATTNLAB_X86
+  if (fma_x86() && cpu_has_avx512f()) return gemm_simple_avx512(A, B, C, M, N, K);
+  if (fma_x86() && cpu_has_avx2()) return gemm_simple_avx2(A, B, C, M, N, K);
+#endif
+  gemm_simple_portable(A, B, C, M, N, K);
+}
+
+template <class T>
+void gemm_few_rows(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::size_t K, std::size_t j0,
+                   std::size_t j1) {
+#ifdef ATTNLAB_X86
+  if (fma_x86() && cpu_has_avx512f()) return gemm_few_rows_avx512(A, B, C, M, N, K, j0, j1);
+  if (fma_x86() && cpu_has_avx2()) return gemm_few_rows_avx2(A, B, C, M, N, K, j0, j1);
+#endif
+  gemm_few_rows_portable(A, B, C, M, N, K, j0, j1);
 }
 
 template <class T>
@@ -409,8 +462,9 @@ void gemm_any(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::s
     gemm_simple(A, B, C, M, N, K);
     return;
   }
-  if (path == GemmPath::Auto && M < kFewRows) {  // columns split across threads, in whole strips of 8
+  if (path == GemmPath::FewRows || (path == GemmPath::Auto && M < kFewRows)) {  // columns split across threads, in whole strips of 8
     std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
+    if (path != GemmPath::Auto) threads = thread_count();  // tests: thread even tiny products
     std::size_t units = (N + 7) / 8, chunks = std::min(threads, units);
     parallel_for(chunks, 1, [&](std::size_t cb, std::size_t ce) {
       for (std::size_t c = cb; c < ce; ++c)
@@ -418,9 +472,11 @@ void gemm_any(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::s
     });
     return;
   }
-  Tiling<T> tiling = path == GemmPath::BlockedPortable ? portable_tiling<T>() : dispatch<T>().tiling;
+  bool portable = path == GemmPath::BlockedPortable || g_force_portable.load(std::memory_order_relaxed);
+  Tiling<T> tiling = portable ? portable_tiling<T>() : dispatch<T>().tiling;
 #ifdef ATTNLAB_X86
-  if (path == GemmPath::BlockedAvx2) tiling = cpu_has_avx2() ? avx2_tiling<T>() : portable_tiling<T>();
+  if (path == GemmPath::BlockedAvx2 && !portable)
+    tiling = cpu_has_avx2() && cpu_has_fma() ? avx2_tiling<T>() : portable_tiling<T>();
 #endif
   const std::size_t MR = tiling.MR, NR = tiling.NR;
   std::size_t threads = std::min(thread_count(), std::max<std::size_t>(1, work / kWorkPerThread));
@@ -458,6 +514,8 @@ void gemm_any(const T* A, const T* B, T* C, std::size_t M, std::size_t N, std::s
 }  // namespace
 
 const char* gemm_kernel_name() { return dispatch<double>().tiling.name; }
+
+void gemm_force_portable(bool on) { g_force_portable.store(on, std::memory_order_relaxed); }
 
 void gemm(const double* A, const double* B, double* C, std::size_t M, std::size_t N, std::size_t K, GemmPath path) {
   gemm_any(A, B, C, M, N, K, path);

@@ -1,6 +1,8 @@
 #include "tensor.h"
 #include "libm.h"
 
+#include "cpu.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -191,6 +193,35 @@ Tensor transpose(const Tensor& a) {
   return out;
 }
 
+namespace {
+// Columns j0 … j1 of C (M, N) = A (M, K) · B (N, K)^T. Four outputs at a time, so four independent
+// sums hide the fused multiply-adds' latency; each is still its own sum from 0.0 in k order.
+ATTNLAB_FMA_CLONES void matmul_bt_rows(const double* A, const double* B, double* C, std::size_t M, std::size_t N,
+                                       std::size_t K, std::size_t j0, std::size_t j1) {
+  for (std::size_t i = 0; i < M; ++i) {
+    const double* x = A + i * K;
+    std::size_t j = j0;
+    for (; j + 4 <= j1; j += 4) {
+      const double *b0 = B + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (std::size_t k = 0; k < K; ++k) {
+        s0 = std::fma(x[k], b0[k], s0);
+        s1 = std::fma(x[k], b1[k], s1);
+        s2 = std::fma(x[k], b2[k], s2);
+        s3 = std::fma(x[k], b3[k], s3);
+      }
+      C[i * N + j] = s0, C[i * N + j + 1] = s1, C[i * N + j + 2] = s2, C[i * N + j + 3] = s3;
+    }
+    for (; j < j1; ++j) {
+      const double* bj = B + j * K;
+      double s = 0.0;
+      for (std::size_t k = 0; k < K; ++k) s = std::fma(x[k], bj[k], s);
+      C[i * N + j] = s;
+    }
+  }
+}
+}  // namespace
+
 Tensor matmul_bt(const Tensor& a, const Tensor& b) {
   require_rank("matmul_bt", a, 2);
   require_rank("matmul_bt", b, 2);
@@ -203,31 +234,9 @@ Tensor matmul_bt(const Tensor& a, const Tensor& b) {
   const double* A = a.data.data();
   const double* B = b.data.data();
   double* C = out.data.data();
-  // out[i][j] = Σ_k a[i][k] b[j][k], from 0.0, k in order, a multiply then an add: matmul's
-  // definition. Four outputs at a time, so four independent sums hide the adds' latency.
-  parallel_for(N, 256, [&](std::size_t j0, std::size_t j1) {
-    for (std::size_t i = 0; i < M; ++i) {
-      const double* x = A + i * K;
-      std::size_t j = j0;
-      for (; j + 4 <= j1; j += 4) {
-        const double *b0 = B + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        for (std::size_t k = 0; k < K; ++k) {
-          s0 = s0 + x[k] * b0[k];
-          s1 = s1 + x[k] * b1[k];
-          s2 = s2 + x[k] * b2[k];
-          s3 = s3 + x[k] * b3[k];
-        }
-        C[i * N + j] = s0, C[i * N + j + 1] = s1, C[i * N + j + 2] = s2, C[i * N + j + 3] = s3;
-      }
-      for (; j < j1; ++j) {
-        const double* bj = B + j * K;
-        double s = 0.0;
-        for (std::size_t k = 0; k < K; ++k) s = s + x[k] * bj[k];
-        C[i * N + j] = s;
-      }
-    }
-  });
+  // out[i][j] = Σ_k a[i][k] b[j][k], from 0.0, k in order, one fused multiply-add per k: matmul's
+  // definition (matmul_bt_rows, compiled for FMA where the CPU has it).
+  parallel_for(N, 256, [&](std::size_t j0, std::size_t j1) { matmul_bt_rows(A, B, C, M, N, K, j0, j1); });
   return out;
 }
 

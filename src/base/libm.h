@@ -7,9 +7,13 @@
 // and each answer may differ in the last bit. A random tensor goes through log, sin and cos
 // (Box–Muller), softmax through exp, GELU through tanh or erf, so the last bits of a lesson's
 // numbers, and every step of a training run after them, would depend on the machine. These
-// functions use only +, −, ×, ÷, floor and integer operations, each rounded by IEEE 754 the same
-// way everywhere (the build turns off FMA contraction), so the same flags give the same bytes on
-// every compiler and platform, in the terminal and in the book.
+// functions use only +, −, ×, ÷, fused multiply-add, floor and integer operations, each rounded
+// by IEEE 754 the same way everywhere (the build turns off FMA contraction; the fused multiply-adds
+// are explicit std::fma, one correct rounding whether the CPU's instruction or software computes
+// it), so the same flags give the same bytes on every compiler and platform, in the terminal and
+// in the book. log's and erf's polynomials use fused multiply-adds: on x86-64 they run as the
+// CPU's instruction where it has one (log and erf pick that version at run time), else as the C
+// library's fma (software on a CPU without FMA: slower, the same bits).
 //
 // Accuracy: within one unit in the last place (ulp) of the exact value for exp, log, sin and cos,
 // within two for expm1, tanh, erf, pow and log10; tests/test_libm.cpp checks this against values
@@ -17,6 +21,7 @@
 // arguments. Methods: range reduction to a small interval, then a Taylor polynomial (or, for erf,
 // a Taylor expansion around the nearest quarter); the constants are computed from first
 // principles by scripts/gen-libm-tables.py.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -27,6 +32,13 @@
 namespace attn::libm {
 
 namespace detail {
+
+// x86-64 code built for the baseline (no FMA): log and erf call a copy of themselves compiled for
+// FMA where the CPU has it; std::fma elsewhere in them would be a call into the C library.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FMA__)
+#define ATTNLAB_LIBM_FMA_DISPATCH 1
+inline bool cpu_fma() { return __builtin_cpu_supports("fma"); }
+#endif
 
 inline double floor_(double x) {  // ⌊x⌋ for |x| < 2^52, exact, with no call into the C library
   double t = static_cast<double>(static_cast<std::int64_t>(x));  // rounds toward zero
@@ -206,10 +218,21 @@ inline void reduce(double x, double& r, double& rl, int& q) {
   }
 }
 
+// R(z) = 2z/3 + 2z²/5 + … + 2z^11/23 by Horner's rule, one fused multiply-add a term
+[[gnu::always_inline]] inline double log_poly(double z) {
+  constexpr double r1 = 2.0 / 3, r2 = 2.0 / 5, r3 = 2.0 / 7, r4 = 2.0 / 9, r5 = 2.0 / 11, r6 = 2.0 / 13,
+                   r7 = 2.0 / 15, r8 = 2.0 / 17, r9 = 2.0 / 19, r10 = 2.0 / 21, r11 = 2.0 / 23;
+  double R = std::fma(r11, z, r10);
+  R = std::fma(R, z, r9), R = std::fma(R, z, r8), R = std::fma(R, z, r7), R = std::fma(R, z, r6);
+  R = std::fma(R, z, r5), R = std::fma(R, z, r4), R = std::fma(R, z, r3), R = std::fma(R, z, r2);
+  R = std::fma(R, z, r1);
+  return z * R;
+}
+
 // log(x) for finite x > 0 as hi + lo, about 2^-60 apart from the exact value relative to it.
 // x = 2^e · (1 + f) with 1 + f in [√½, √2); s = f / (2 + f), so that log(1 + f) = 2 atanh(s) =
 // f − f²/2 + s·(f²/2 + R(s²)) with R(z) = 2z/3 + 2z²/5 + … (to 2z^11/23).
-inline void log_parts(double x, double& f, double& hfsq, double& corr, int& e) {
+[[gnu::always_inline]] inline void log_parts(double x, double& f, double& hfsq, double& corr, int& e) {
   std::uint64_t b = bit_cast<std::uint64_t>(x);
   e = 0;
   if ((b >> 52) == 0) {  // subnormal
@@ -225,9 +248,7 @@ inline void log_parts(double x, double& f, double& hfsq, double& corr, int& e) {
   }
   f = m - 1.0;  // exact
   const double s = f / (2.0 + f), z = s * s;
-  constexpr double r1 = 2.0 / 3, r2 = 2.0 / 5, r3 = 2.0 / 7, r4 = 2.0 / 9, r5 = 2.0 / 11, r6 = 2.0 / 13,
-                   r7 = 2.0 / 15, r8 = 2.0 / 17, r9 = 2.0 / 19, r10 = 2.0 / 21, r11 = 2.0 / 23;
-  const double R = z * (r1 + z * (r2 + z * (r3 + z * (r4 + z * (r5 + z * (r6 + z * (r7 + z * (r8 + z * (r9 + z * (r10 + z * r11))))))))));
+  const double R = log_poly(z);
   hfsq = 0.5 * f * f;
   corr = s * (hfsq + R);
 }
@@ -288,18 +309,30 @@ inline double expm1(double x) {
   return (two - 1.0) + two * em;
 }
 
-// natural logarithm
-inline double log(double x) {
+namespace detail {
+[[gnu::always_inline]] inline double log_body(double x) {
   using namespace table;
-  if (!(x > 0.0) || x == detail::inf()) {
-    if (detail::is_nan(x) || x == detail::inf()) return x;
-    return x == 0.0 ? -detail::inf() : detail::nan();
+  if (!(x > 0.0) || x == inf()) {
+    if (is_nan(x) || x == inf()) return x;
+    return x == 0.0 ? -inf() : nan();
   }
   double f, hfsq, corr;
   int e;
-  detail::log_parts(x, f, hfsq, corr, e);
+  log_parts(x, f, hfsq, corr, e);
   const double ed = e;
   return ed * kLn2_hi + (f - (hfsq - (corr + ed * kLn2_lo)));
+}
+#ifdef ATTNLAB_LIBM_FMA_DISPATCH
+__attribute__((target("fma"))) inline double log_fma(double x) { return log_body(x); }
+#endif
+}  // namespace detail
+
+// natural logarithm
+inline double log(double x) {
+#ifdef ATTNLAB_LIBM_FMA_DISPATCH
+  if (detail::cpu_fma()) return detail::log_fma(x);
+#endif
+  return detail::log_body(x);
 }
 
 // base-10 logarithm: log x · (1 / ln 10) in double-double, so that a power of ten gives its
@@ -359,33 +392,43 @@ inline double tanh(double x) {
 
 // erf x. Below 1/2, its Maclaurin series (to x^27). Above, the Taylor expansion around the
 // nearest quarter c = k/4 (|h| = |x − c| <= 1/8), erf(c + h) = erf(c) + erf'(c)·Σ_n (−1)^n H_n(c)
-// h^(n+1)/(n+1)!, with H_n Hermite's polynomials (H_0 = 1, H_1 = 2c, H_n+1 = 2c·H_n − 2n·H_n−1)
-// and erf(c), erf'(c) from the table.
-inline double erf(double x) {
-  if (detail::is_nan(x)) return x;
-  const double a = detail::abs_(x);
+// h^(n+1)/(n+1)!, with H_n Hermite's polynomials (H_0 = 1, H_1 = 2c, H_n+1 = 2c·H_n − 2n·H_n−1).
+// erf(c), erf'(c) and both polynomials' coefficients come from the table (exact rationals rounded
+// once by scripts/gen-libm-tables.py: no division at run time); each polynomial by Horner's rule,
+// one fused multiply-add a term.
+namespace detail {
+[[gnu::always_inline]] inline double erf_body(double x) {
+  if (is_nan(x)) return x;
+  const double a = abs_(x);
   if (a >= 6.0) return x > 0 ? 1.0 : -1.0;  // 1 − erf(6) < 2^-55
   double y;
   if (a < 0.5) {
-    // 2/√π · Σ_n (−1)^n x^(2n+1) / (n! (2n+1)), summed from the smallest term
+    // 2/√π · (a − a·Σ_{n=1..13} (−1)^(n+1) z^n / (n! (2n+1))), z = a²
     const double z = a * a;
-    double sum = 0.0;
-    for (int n = 13; n >= 1; --n) sum = z * (1.0 / (2 * n + 1) - sum) / n;
-    y = table::erf_slope_at[0] * (a - a * sum);
+    const double* p = table::erf_small;
+    double sum = p[12];
+    for (int n = 11; n >= 0; --n) sum = std::fma(sum, z, p[n]);
+    y = table::erf_slope_at[0] * std::fma(-a, sum * z, a);
   } else {
-    const int k = static_cast<int>(detail::floor_(4.0 * a + 0.5));
-    const double c = 0.25 * k, h = a - c;  // exact
-    double sum = 0.0, H_prev = 0.0, H = 1.0, term = h;
-    for (int n = 0; n < 20; ++n) {  // the next term is below 2^-70 of erf'(c)
-      sum += (n & 1 ? -H : H) * term;
-      const double H_next = 2.0 * c * H - 2.0 * n * H_prev;
-      H_prev = H;
-      H = H_next;
-      term *= h / (n + 2);
-    }
-    y = table::erf_at[k] + table::erf_slope_at[k] * sum;
+    const int k = static_cast<int>(floor_(4.0 * a + 0.5));
+    const double h = a - 0.25 * k;  // exact
+    const double* p = table::erf_taylor[k];  // the next term is below 2^-70 of erf'(c)
+    double sum = p[19];
+    for (int n = 18; n >= 0; --n) sum = std::fma(sum, h, p[n]);
+    y = std::fma(table::erf_slope_at[k], sum * h, table::erf_at[k]);
   }
   return x < 0 ? -y : y;
+}
+#ifdef ATTNLAB_LIBM_FMA_DISPATCH
+__attribute__((target("fma"))) inline double erf_fma(double x) { return erf_body(x); }
+#endif
+}  // namespace detail
+
+inline double erf(double x) {
+#ifdef ATTNLAB_LIBM_FMA_DISPATCH
+  if (detail::cpu_fma()) return detail::erf_fma(x);
+#endif
+  return detail::erf_body(x);
 }
 
 // x^y = e^(y·log x), with log x and the product carried to about 2^-60
@@ -429,7 +472,9 @@ inline double floor_batch(double t) {
 }
 }  // namespace detail
 
-inline void log_batch(const double* x, double* out, std::size_t n) {
+// (always inlined: a caller compiled for FMA, as random.cpp's AVX2 copy, runs the polynomial as
+// the CPU's instruction)
+[[gnu::always_inline]] inline void log_batch(const double* x, double* out, std::size_t n) {
   using namespace table;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t b = bit_cast<std::uint64_t>(x[i]);
@@ -440,9 +485,7 @@ inline void log_batch(const double* x, double* out, std::size_t n) {
     m = big ? m * 0.5 : m;
     e = big ? e + 1.0 : e;
     const double f = m - 1.0, s = f / (2.0 + f), z = s * s;
-    constexpr double r1 = 2.0 / 3, r2 = 2.0 / 5, r3 = 2.0 / 7, r4 = 2.0 / 9, r5 = 2.0 / 11, r6 = 2.0 / 13,
-                     r7 = 2.0 / 15, r8 = 2.0 / 17, r9 = 2.0 / 19, r10 = 2.0 / 21, r11 = 2.0 / 23;
-    const double R = z * (r1 + z * (r2 + z * (r3 + z * (r4 + z * (r5 + z * (r6 + z * (r7 + z * (r8 + z * (r9 + z * (r10 + z * r11))))))))));
+    const double R = detail::log_poly(z);
     const double hfsq = 0.5 * f * f, corr = s * (hfsq + R);
     out[i] = e * kLn2_hi + (f - (hfsq - (corr + e * kLn2_lo)));
   }

@@ -33,12 +33,14 @@ def np_matmul(m, k, n, reps):
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
     a @ b  # warm-up
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         a @ b
+        best_cpu = min(best_cpu, time.process_time() - c0)
         best = min(best, time.perf_counter() - t0)
-    print(f"seconds {best:.6f} gflops {2.0 * m * n * k / best / 1e9:.3f} blas {blas_in_use()}")
+    flops = 2.0 * m * n * k
+    print(f"seconds {best:.6f} gflops {flops / best / 1e9:.3f} cpu_gflops {flops / best_cpu / 1e9:.3f} blas {blas_in_use()}")
 
 
 def np_mha(d, h, t):
@@ -135,6 +137,8 @@ def column(rows, key):
 def drive(openblas):
     reps = int(os.environ.get("REPS", "5"))
     base = os.environ.get("ATTNLAB_BASE")
+    base_bench = os.environ.get("ATTNLAB_BASE_BENCH")  # an older build's attnlab_bench, for (a)
+    only = os.environ.get("ONLY", "abcde")  # the sections to run
     np_env = {"LD_LIBRARY_PATH": openblas}
     me = [sys.executable, os.path.abspath(__file__)]
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; runs per contender: {reps}")
@@ -150,18 +154,48 @@ def drive(openblas):
         return float(words[words.index(key) + 1])
 
     # (a) the kernel alone
+    if "a" in only:
+        section_a(reps, base_bench, np_env, me, parse)
+    if "b" in only:
+        section_b(reps, base, np_env, me, parse)
+    if "c" in only:
+        section_c(reps, base)
+    if "d" in only:
+        section_d(reps, base)
+    if "e" in only:
+        section_e()
+
+
+def section_a(reps, base_bench, np_env, me, parse):
     print("\n(a) matmul (1024, 768) @ (768, 768), float64, GFLOP/s (best of 5 products per process)")
     contenders = {}
     for t in (1, 2):
-        contenders[f"attnlab {t} thread"] = (lambda t=t: {"g": float(run([BENCH, "1024", "768", "768", str(t), "5"], stdout=None)[3].split("(")[1].split()[0])})
-        contenders[f"OpenBLAS {t} thread"] = (lambda t=t: {"g": parse(run(me + ["np-matmul", "1024", "768", "768", "5"], dict(np_env, OPENBLAS_NUM_THREADS=str(t)), stdout=None)[3], "gflops")})
+        def ours(binary, t=t):
+            out = run([binary, "1024", "768", "768", str(t), "5"], stdout=None)[3]
+            return {"g": float(out.split("(")[1].split()[0]), "cpu": parse(out, "cpu_gflops") if "cpu_gflops" in out else float("nan")}
+        contenders[f"attnlab {t} thread"] = (lambda t=t: ours(BENCH, t))
+        contenders[f"OpenBLAS {t} thread"] = (lambda t=t: (lambda out: {"g": parse(out, "gflops"), "cpu": parse(out, "cpu_gflops")})(
+            run(me + ["np-matmul", "1024", "768", "768", "5"], dict(np_env, OPENBLAS_NUM_THREADS=str(t)), stdout=None)[3]))
+        if base_bench:
+            contenders[f"base {t} thread"] = (lambda t=t: ours(base_bench, t))
     res = interleaved(contenders, reps)
     for name, rows in res.items():
         print(f"  {name:20s} {fmt3(column(rows, 'g'), 'GFLOP/s', 1)}")
+    print("  one thread in CPU time (the best product's rate while the core was the process's; base builds without")
+    print("  cpu_gflops show nan):")
+    for name in [n for n in res if n.endswith(" 1 thread")]:
+        print(f"  {name:20s} {fmt3(column(res[name], 'cpu'), 'GFLOP/s', 1)}")
+    a1, o1 = statistics.median(column(res["attnlab 1 thread"], "cpu")), statistics.median(column(res["OpenBLAS 1 thread"], "cpu"))
+    print(f"  1 thread, CPU time: attnlab / OpenBLAS = {a1 / o1:.2f} (medians)")
     for t in (1, 2):
         a, o = statistics.median(column(res[f"attnlab {t} thread"], "g")), statistics.median(column(res[f"OpenBLAS {t} thread"], "g"))
         print(f"  {t} thread: attnlab / OpenBLAS = {a / o:.2f} (medians)")
+        if base_bench:
+            print(f"  {t} thread: attnlab / base = {a / statistics.median(column(res[f'base {t} thread'], 'g')):.2f} (medians)")
+    print(f"  load average after: {os.getloadavg()[0]:.2f}")
 
+
+def section_b(reps, base, np_env, me, parse):
     # (b) a whole lesson at real size, measured two ways
     print("\n(b) mha d_model 768, 12 heads, seq_len 1024")
     mha = ["lesson", "mha", "--d-model", "768", "--heads", "12", "--seq-len", "1024"]
@@ -203,6 +237,10 @@ def drive(openblas):
     for name in [n for n in res if "1 thread" in n and n.startswith("attnlab")]:
         print(f"    {name} / numpy in-process: CPU {statistics.median(column(res[name], 'c')) / np_cpu:.2f} (medians; the issue's target: at most 1.2)")
 
+    print(f"  load average after: {os.getloadavg()[0]:.2f}")
+
+
+def section_c(reps, base):
     # (c) the JSON trace
     print("\n(c) mha 768/12/512: --json FILE vs no JSON")
     small = ["lesson", "mha", "--d-model", "768", "--heads", "12", "--seq-len", "512"]
@@ -226,6 +264,9 @@ def drive(openblas):
             rate = f"{size_mb / extra:.0f} MB/s" if extra > 0 else "n/a (within noise)"
             print(f"  {name}: JSON adds {extra:.3f} s wall ({rate}) and {extra_rss:.0f} MiB peak RSS (medians)")
 
+
+
+def section_d(reps, base):
     # (d) the largest FFN
     print("\n(d) swiglu d_model 4096, d_ff 11008")
     sw = ["lesson", "swiglu", "--d-model", "4096", "--d-ff", "11008"]
@@ -238,6 +279,9 @@ def drive(openblas):
         print(f"  {name:16s} wall {fmt3(column(rows, 'w'))}; CPU {fmt3(column(rows, 'c'))}; peak RSS {statistics.median(column(rows, 'r')):.0f} MiB")
     thread_ratio(res, "  ")
 
+
+
+def section_e():
     # (e) start-up cost
     print("\n(e) the default lesson vs --version (20 runs each)")
     contenders = {"attnlab --version": lambda: {"w": run([ATTNLAB, "--version"])[0]},

@@ -4,6 +4,8 @@
 #   bench/vs_numpy.sh                 # from the repository root, after building build/
 #   REPS=7 bench/vs_numpy.sh          # more runs per contender (default 5; swiglu uses REPS/2+1)
 #   ATTNLAB_BASE=/tmp/attnlab_old bench/vs_numpy.sh   # also time an older attnlab binary
+#   ATTNLAB_BASE_BENCH=/tmp/old/build/attnlab_bench bench/vs_numpy.sh   # and an older kernel in (a)
+#   ONLY=ab bench/vs_numpy.sh         # only sections (a) and (b) (default abcde)
 #
 # Needs: build/attnlab (cmake --build build), python3-numpy and libopenblas0-pthread
 # (apt-get install -y python3-numpy libopenblas0-pthread). It builds the optional kernel timer

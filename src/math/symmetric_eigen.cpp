@@ -13,9 +13,9 @@
 #include "parallel.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__linux__)
-// The two loops that take the time are compiled three times and the best chosen at load time, as
-// matmul's few-rows loop is: each lane is its own scalar computation (a separate multiply and add,
-// no "fma" target), so every clone gives the baseline build's bits.
+// The two loops that take the time are compiled three times and the best chosen at load time: each
+// lane is its own scalar computation (a separate multiply and add: the build never contracts one
+// into a fused multiply-add, even in the AVX-512 clone), so every clone gives the baseline build's bits.
 #define ATTNLAB_EIGEN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define ATTNLAB_EIGEN_CLONES

@@ -125,6 +125,7 @@ const char* kPage = R"JS(
                view: 'path'};
   var port = null, busy = false, pending = null, nextId = 1, slow = null, shown = true, ready = false, noWorker = false;
   var exJobs = {}, exQueue = [];  // the exercises' runs: id -> what to do with the result, and those waiting
+  var lessonRunning = false;  // a lesson's run is asked for and not back (the exercises' runs are not lessons)
 
   function W() { return M.words[state.lang]; }
   function fill(s, args) { return s.replace(/\{(\w+)\}/g, function (m, k) { return k in args ? args[k] : m; }); }
@@ -413,6 +414,7 @@ const char* kPage = R"JS(
   }
   function send(job) {
     busy = true;
+    lessonRunning = true;
     main.dataset.state = 'computing';
     clearTimeout(slow);
     slow = setTimeout(function () { if (ready) $('status').textContent = W().computing; }, 200);
@@ -435,6 +437,7 @@ const char* kPage = R"JS(
       return;
     }
     clearTimeout(slow);
+    lessonRunning = false;
     if (pending) { var p = pending; pending = null; send(p); return; }  // a newer run was asked for
     setTimeout(dispatch, 0);  // the exercises waiting behind this lesson's run
     var w = W(), err = $('error');
@@ -474,7 +477,7 @@ const char* kPage = R"JS(
   }
   view.addEventListener('load', function () {
     try { view.style.height = (view.contentDocument.documentElement.scrollHeight + 24) + 'px'; } catch (e) {}
-    if (!shown && !busy) { shown = true; main.dataset.state = 'done'; }
+    if (!shown && !lessonRunning) { shown = true; main.dataset.state = 'done'; }
   });
 
   function start() {

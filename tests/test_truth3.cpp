@@ -262,7 +262,7 @@ TEST_CASE("symmetry step real_train: the plateau sentence is this seed's, with t
   // Before: "They never leave the task's first plateau" as a fact about clones (true at seed 42 only).
   const std::string en = words(step_of(run_lesson("symmetry"), "real_train"));
   CHECK(has(en, "In this run (seed 42) they never leave the task's first plateau"));
-  CHECK(has(en, "at 4 of the 4 other shipped seeds the clones end below the plateau (0.489 to 1.309; step seeds)"));
+  CHECK(has(en, "at 4 of the 4 other shipped seeds the clones end below the plateau (0.497 to 0.847; step seeds)"));
   const std::string zh = words(step_of(run_lesson("symmetry", in("zh")), "real_train"));
   CHECK(has(zh, "在这次训练（种子 42）中"));
   CHECK(has(zh, "另外 4 个种子中，有 4 个种子上克隆头的最终损失低于该平台"));
@@ -277,11 +277,12 @@ TEST_CASE("symmetry step seeds: the lone head's column, and a 0.017 margin not c
   CHECK(s.tables.front().header.size() == 5);
   CHECK(t.at("seeds_loss_one").tensor.numel() == 5);
   const std::string en = words(s);
-  CHECK(has(en, "They end above the random start at all 5 seeds, but at 1 of these by less than 0.05 nat"));
+  // (retrained under the fused order, issue 54: above the random start at 4 of 5 seeds, none by a hair)
+  CHECK(has(en, "They end above the random start at 4 of 5 seeds."));
   CHECK(has(en, "below the task's first plateau (2.5877) at 4 of 5 seeds"));
-  CHECK(has(en, "below the lone head of the full width at 1 of 5"));
+  CHECK(has(en, "below the lone head of the full width at 3 of 5"));
   const std::string zh = words(step_of(run_lesson("symmetry", in("zh")), "seeds"));
-  CHECK(has(zh, "在全部 5 个种子上，克隆头的最终损失都高于随机起点"));
+  CHECK(has(zh, "有 3 个低于全宽的单个头"));
   CHECK(has(zh, "与随机种子无关"));
   CHECK(!has(zh, "抽签"));
   CHECK(!has(zh, "5 个种子中的 5 个"));
@@ -291,11 +292,11 @@ TEST_CASE("specialize step seeds: a list of seeds is joined as the language join
   // Before: "at seed 2, 3" and "在种子 2, 3 上".
   const std::string en = words(step_of(run_lesson("specialize"), "seeds"));
   CHECK(!has(en, "seed 2, 3"));
-  CHECK(has(en, "at seeds 2 and 3 the single head ends lower"));
+  CHECK(has(en, "at seed 2 the single head ends lower"));  // one seed since the fused retrain (was 2 and 3)
   CHECK(has(en, "the shipped seed, 42, only"));
   const std::string zh = words(step_of(run_lesson("specialize", in("zh")), "seeds"));
   CHECK(!has(zh, "2, 3"));
-  CHECK(has(zh, "在种子 2 和 3 上"));
+  CHECK(has(zh, "在种子 2 上"));
   CHECK(has(zh, "上面的图只画了随附的种子 42"));
 }
 
@@ -309,11 +310,12 @@ TEST_CASE("induction step ablation: every layer-1 head zeroed and mean-ablated, 
   const Tensor& mean = t.at("loss_layer1_mean").tensor;
   REQUIRE(zeroed.numel() == 4);
   REQUIRE(mean.numel() == 4);
-  // the reviewer's numbers: 1.2 → 3.426, 1.3 → 3.283, 1.1 → 0.906, 1.4 → 4.031
-  CHECK(zeroed.data[0] == Approx(0.906).margin(5e-4));
-  CHECK(zeroed.data[1] == Approx(3.426).margin(5e-4));
-  CHECK(zeroed.data[2] == Approx(3.283).margin(5e-4));
-  CHECK(zeroed.data[3] == Approx(4.031).margin(5e-4));
+  // the reviewer's numbers were 1.1 → 0.906, 1.2 → 3.426, 1.3 → 3.283, 1.4 → 4.031; the model retrained
+  // under the fused order (issue 54) gives these
+  CHECK(zeroed.data[0] == Approx(0.790).margin(5e-4));
+  CHECK(zeroed.data[1] == Approx(3.429).margin(5e-4));
+  CHECK(zeroed.data[2] == Approx(3.229).margin(5e-4));
+  CHECK(zeroed.data[3] == Approx(4.045).margin(5e-4));
   for (std::size_t h = 0; h < 4; ++h) CHECK(mean.data[h] != zeroed.data[h]);
   const std::string en = words(s);
   CHECK(!has(en, "as K-composition predicts"));
@@ -355,7 +357,8 @@ TEST_CASE("induction: the plateau is ln V because the tokens are uniform, and su
   // the commands other messages suggest name --text, without which they exit 2
   CHECK(has(message("en", "llama.err.mla_only"), "`attnlab lesson mla --weights … --text \"…\"`"));
   CHECK(has(message("en", "llama.real_llama.note_params"), "--text and --layer"));
-  CHECK(run_cli("lesson mla --weights mla-en --layer 1 --lang en").code == 2);
+  // a shipped model without --text runs on its own sample sentence and says so (issue 50)
+  CHECK(run_cli("lesson mla --weights mla-en --layer 1 --lang en").out.find("No --text given") != std::string::npos);
   CHECK(run_cli("lesson mla --weights mla-en --text 'And God said' --layer 1 --lang en").code == 0);
 }
 

@@ -245,18 +245,24 @@ struct Family {
 // The token for row r of logits (greedy or sampled, see Sampling), its logit and its softmax
 // probability under the model.
 GenerateStep choose(const Tensor& logits, std::size_t r, const Sampling& sampling, Rng& rng) {
-  std::size_t V = logits.dim(1), best = 0;
+  const std::size_t V = logits.dim(1);
+  auto allowed = [&](std::size_t j) { return static_cast<std::int64_t>(j) != sampling.masked; };
+  std::size_t top = 0;  // the largest logit of all (the softmax's shift)
   for (std::size_t j = 1; j < V; ++j)
-    if (logits(r, j) > logits(r, best)) best = j;
-  const double max = logits(r, best);
+    if (logits(r, j) > logits(r, top)) top = j;
+  std::size_t best = allowed(0) ? 0 : 1;  // the largest logit among the tokens that may be chosen
+  for (std::size_t j = best + 1; j < V; ++j)
+    if (allowed(j) && logits(r, j) > logits(r, best)) best = j;
+  const double max = logits(r, top);
   double sum = 0;
   for (std::size_t j = 0; j < V; ++j) sum += libm::exp(logits(r, j) - max);
   std::size_t chosen = best;
   if (sampling.temperature > 0) {
-    std::vector<std::size_t> order(V);
-    for (std::size_t j = 0; j < V; ++j) order[j] = j;
+    std::vector<std::size_t> order;  // the tokens that may be chosen
+    for (std::size_t j = 0; j < V; ++j)
+      if (allowed(j)) order.push_back(j);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return logits(r, a) > logits(r, b); });
-    const std::size_t k = sampling.top_k == 0 ? V : std::min(sampling.top_k, V);
+    const std::size_t k = sampling.top_k == 0 ? order.size() : std::min(sampling.top_k, order.size());
     std::vector<double> p(k);
     double z = 0;
     for (std::size_t i = 0; i < k; ++i) z += p[i] = libm::exp((logits(r, order[i]) - max) / sampling.temperature);

@@ -60,10 +60,13 @@ struct ModelRef {
 //   temperature T   sampled: the top_k largest logits (0: all; ties at the cut keep the lower ids),
 //                   p_j ∝ exp((logit_j − max) / T), one uniform draw u from Rng(seed) per token, the
 //                   first id (in descending-logit order) whose running sum of p exceeds u
+// masked: a token never chosen (a character model's <unk>): left out of the argmax and of the
+// sampled tokens, as if its logit were −∞; −1: none. The reported prob stays the model's softmax.
 struct Sampling {
   double temperature = 0.0;
   std::size_t top_k = 0;
   std::uint64_t seed = 42;
+  std::int64_t masked = -1;
 };
 
 struct GenerateStep {

@@ -15,6 +15,8 @@
 #include "real_weights.h"
 #include "table.h"
 #include "text.h"
+#include "text_quality.h"
+#include "char_vocab.h"
 
 namespace attn::cli {
 
@@ -43,6 +45,7 @@ struct GenerateReport {
   DType dtype = DType::F32;      // the checkpoint's: its K projection's
   u64 per_token_layer = 0;       // cache numbers one token adds to one layer: 2·G·Dh
   u64 bridge_bytes = 0;          // attnlab kv-cache's bf16 total for the final cache
+  std::optional<TextQuality> quality;  // a text model's held-out figures (text_quality.h)
 };
 
 // The dtype of the first K projection tensor (GPT-2's fused c_attn, a Llama's k_proj).
@@ -69,8 +72,10 @@ GenerateReport compute(const GenerateOptions& o) {
   if (max != 0 && r.prompt_len + n - 1 > max)  // the last token is never fed
     throw UsageError("checkpoint.err.generate_positions", {{"flag", "--tokens"}, {"n", n}, {"prompt", r.prompt_len}, {"max", max}});
   const ModelRef model{r.in.model.get(), r.in.llama.get(), r.in.mla.get()};
-  r.run = generate_greedy(model, r.in.ids, n, kKeptLayerBytes,
-                          Sampling{o.temperature, static_cast<std::size_t>(o.top_k), static_cast<std::uint64_t>(o.seed)});
+  // a character model's <unk> is not a character: never chosen (Sampling::masked)
+  if (const auto* chars = dynamic_cast<const CharTokenizer*>(r.in.tokenizer.get())) r.sampling.masked = chars->unk_id();
+  r.quality = text_quality(r.in.folder);
+  r.run = generate_greedy(model, r.in.ids, n, kKeptLayerBytes, r.sampling);
   r.max_diff = cached_vs_full(model, r.run, r.prompt_len);
   const ModelConfig& m = r.in.config();
   r.dtype = cache_dtype(model.llama ? model.llama->checkpoint() : model.mla ? model.mla->checkpoint() : model.gpt2->checkpoint());
@@ -151,6 +156,7 @@ std::string render_text(const GenerateReport& r, const Text& t) {
                                                     {"kv_heads", m.n_g}, {"d_head", m.d_h}, {"dtype", dtype_name(r.dtype)},
                                                     {"mla", m.mla}, {"d_qk", m.d_nope + m.d_R}, {"d_nope", m.d_nope},
                                                     {"d_R", m.d_R}, {"d_v", m.d_v}, {"d_c", m.d_c}}) + "\n";
+  if (r.quality) out += text_quality_text(*r.quality, "  ");
   out += t("checkpoint.generate.prompt", {{"n", r.prompt_len}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n\n";
   // the cache is described as this model fills it, the choice of token as this run makes it
   out += t("checkpoint.generate.how", {{"prompt", r.prompt_len}, {"mla", m.mla}, {"greedy", r.sampling.temperature == 0},
@@ -158,6 +164,7 @@ std::string render_text(const GenerateReport& r, const Text& t) {
          "\n\n" + step_table(r, t) + "\n";
   out += t("checkpoint.generate.generated", {{"tokens", fmt::format("{}", fmt::join(generated, " "))}}) + "\n";
   out += t("checkpoint.generate.mode", {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed}}) + "\n";
+  if (r.sampling.masked >= 0) out += t("checkpoint.generate.unk_masked", {{"id", r.sampling.masked}}) + "\n";
   if (r.in.from_text) {  // the prompt and its continuation as one text, as a reader sees it
     std::string text;
     for (std::int64_t id : r.run.ids) text += r.in.text_of(id);
@@ -206,7 +213,8 @@ std::string render_json(const GenerateReport& r) {
                      {"cache_bytes", per_layer * size * m.l}, {"cache_bytes_bf16", per_layer * 2 * m.l}});
   }
   j["steps"] = steps;
-  j["sampling"] = {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed}};
+  j["sampling"] = {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed},
+                   {"masked_id", r.sampling.masked}};
   if (r.in.from_text) {
     std::string text;
     for (std::int64_t id : r.run.ids) text += r.in.text_of(id);

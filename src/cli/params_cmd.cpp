@@ -15,6 +15,7 @@
 #include "models.h"
 #include "table.h"
 #include "text.h"
+#include "text_quality.h"
 
 namespace attn::cli {
 
@@ -241,6 +242,7 @@ void run_params_weights(const ParamsOptions& o) {
   CheckpointCensus c = census_checkpoint(ck, m);
   const Text& t = text();
   std::string report = census_text(weights_label(folder), m, c, t);
+  if (std::optional<TextQuality> q = text_quality(folder)) report += "\n" + text_quality_text(*q, "  ");
   if (o.out.html) write_html_report(*o.out.html, t("census.html_title"), report);
   if (o.out.json) write_json_doc(*o.out.json, kParamsSchema, census_json(weights_label(folder), m, c));
   finish_report(o.out, report);

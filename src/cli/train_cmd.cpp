@@ -83,7 +83,8 @@ struct TextSetup {
 void load_text(const TrainOptions& o, std::size_t keep, TextSetup& s) {
   s.name = o.corpus.empty() ? "en" : o.corpus;
   std::string text;
-  if (s.name == "en" || s.name == "zh") {
+  const bool bundled = s.name == "en" || s.name == "zh" || s.name == "zh-mix";
+  if (bundled) {
     text = bundled_corpus(s.name);
   } else {
     text = read_regular_file(s.name, kMaxCorpusBytes, "--corpus");
@@ -97,7 +98,7 @@ void load_text(const TrainOptions& o, std::size_t keep, TextSetup& s) {
     }
   }
   s.min_count = static_cast<std::size_t>(o.min_count);
-  CorpusSplit split = split_corpus(text, s.min_count, keep);
+  CorpusSplit split = split_corpus(text, s.min_count, keep, bundled ? required_characters(s.name) : "");
   s.characters = split.characters;
   s.heldout_characters = split.heldout_characters;
   s.train_text = std::move(split.train_text);
@@ -155,7 +156,7 @@ train::TrainConfig resolve(const TrainOptions& o, TextSetup& text) {
     throw UsageError("train.err.vocab_small", {{"flag", "--vocab"}, {"value", vocab}, {"task", o.task},
                                                {"seq_len", o.seq_len}, {"min", train::task_min_vocab(c.task, T)}});
   if (is_text) {  // the vocabulary is the text's own: at most --vocab characters, <unk> included
-    if (o.corpus != "en" && o.corpus != "zh" && !o.corpus.empty()) declare_input("--corpus", o.corpus);
+    if (o.corpus != "en" && o.corpus != "zh" && o.corpus != "zh-mix" && !o.corpus.empty()) declare_input("--corpus", o.corpus);
     load_text(o, static_cast<std::size_t>(vocab), text);
     if (text.data.train.size() < T + 1 || text.data.heldout.size() < T + 1)
       throw UsageError("train.err.corpus_short", {{"flag", "--corpus"}, {"path", text.name}, {"seq_len", o.seq_len},

@@ -21,7 +21,15 @@ struct CorpusSplit {
 // Code points in a UTF-8 string (bytes that are not continuation bytes).
 std::size_t code_points(const std::string& s);
 
-CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::size_t keep);
+// required: characters (UTF-8) that get a place in the vocabulary whatever their count in the
+// training part, even 0 (a lesson's example sentence must read without <unk>); they take the places
+// of the rarest others, so the vocabulary still has at most `keep` tokens.
+CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::size_t keep,
+                         const std::string& required = "");
+
+// The characters a bundled corpus's vocabulary must hold (data/corpus/sentences.json: the sentences
+// the lessons read with a model trained on it, joined); "" for a corpus without sentences.
+std::string required_characters(const std::string& corpus);
 
 // A bundled corpus (data/corpus/NAME.txt: "en", the King James Bible; "zh", classical Chinese
 // poetry); std::logic_error if no such text was bundled.

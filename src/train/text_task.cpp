@@ -77,50 +77,88 @@ double text_loss(const gpt::Gpt& m, const std::vector<int>& ids, std::size_t T, 
   return counted ? sum / static_cast<double>(counted) : 0.0;
 }
 
-NgramLoss ngram_loss(const std::vector<int>& train, const std::vector<int>& heldout, std::size_t V) {
-  std::vector<double> uni(V, 0.0), first(V, 0.0), followers(V, 0.0);
-  // c(a, b), counted sparsely: the pairs the training text holds (key a·V + b), sorted, each with
-  // its count. A dense V×V table would take 8·V² bytes whatever the text's length (22 GB at V = 53,000).
-  std::vector<std::uint64_t> keys;  // [pairs seen]
-  keys.reserve(train.size());
-  for (int id : train) uni[static_cast<std::size_t>(id)] += 1;
-  for (std::size_t i = 0; i + 1 < train.size(); ++i) {
-    const auto a = static_cast<std::uint64_t>(train[i]), b = static_cast<std::uint64_t>(train[i + 1]);
-    keys.push_back(a * V + b);
-    first[a] += 1;  // c(a) as a first element of a pair
-  }
+namespace {
+// Sorted distinct keys with their counts, and the number of distinct keys per key / V (the followers
+// of each context). keys: every n-gram of the text as a number (sorted here).
+struct SparseCounts {
+  std::vector<std::uint64_t> key;    // [distinct n-grams]
+  std::vector<double> count;         // [distinct n-grams]
+  std::vector<std::uint64_t> ctx;    // [distinct contexts]: key / V
+  std::vector<double> ctx_count;     // [distinct contexts]: c(context) as the first n − 1 of an n-gram
+  std::vector<double> ctx_followers; // [distinct contexts]: distinct n-grams with that context
+};
+
+SparseCounts sparse_counts(std::vector<std::uint64_t> keys, std::uint64_t V) {
   std::sort(keys.begin(), keys.end());
-  std::vector<std::uint64_t> pair_key;  // [distinct pairs]
-  std::vector<double> pair_count;       // [distinct pairs]
+  SparseCounts c;
   for (std::uint64_t k : keys) {
-    if (pair_key.empty() || pair_key.back() != k) {
-      pair_key.push_back(k);
-      pair_count.push_back(0);
-      followers[k / V] += 1;
+    const bool new_key = c.key.empty() || c.key.back() != k;
+    if (new_key) {
+      c.key.push_back(k);
+      c.count.push_back(0);
     }
-    pair_count.back() += 1;
+    c.count.back() += 1;
+    if (c.ctx.empty() || c.ctx.back() != k / V) {
+      c.ctx.push_back(k / V);
+      c.ctx_count.push_back(0);
+      c.ctx_followers.push_back(0);
+    }
+    c.ctx_count.back() += 1;
+    if (new_key) c.ctx_followers.back() += 1;
   }
-  auto pair = [&](std::size_t a, std::size_t b) {
-    const std::uint64_t k = static_cast<std::uint64_t>(a) * V + b;
-    auto it = std::lower_bound(pair_key.begin(), pair_key.end(), k);
-    return it != pair_key.end() && *it == k ? pair_count[static_cast<std::size_t>(it - pair_key.begin())] : 0.0;
-  };
+  return c;
+}
+
+double find(const std::vector<std::uint64_t>& keys, const std::vector<double>& values, std::uint64_t k) {
+  auto it = std::lower_bound(keys.begin(), keys.end(), k);
+  return it != keys.end() && *it == k ? values[static_cast<std::size_t>(it - keys.begin())] : 0.0;
+}
+}  // namespace
+
+NgramLoss ngram_loss(const std::vector<int>& train, const std::vector<int>& heldout, std::size_t V) {
+  if (V >= (std::size_t{1} << 21)) throw std::invalid_argument("ngram_loss: V^3 must fit 64 bits");
+  const auto U = static_cast<std::uint64_t>(V);
+  std::vector<double> uni(V, 0.0);
+  for (int id : train) uni[static_cast<std::size_t>(id)] += 1;
+  // c(a, b) and c(a, b, c), counted sparsely: a dense V×V table would take 8·V² bytes whatever the
+  // text's length (22 GB at V = 53,000).
+  std::vector<std::uint64_t> keys2, keys3;  // [pairs in the text], [triples in the text]
+  keys2.reserve(train.size());
+  keys3.reserve(train.size());
+  auto id = [&](std::size_t i) { return static_cast<std::uint64_t>(train[i]); };
+  for (std::size_t i = 0; i + 1 < train.size(); ++i) keys2.push_back(id(i) * U + id(i + 1));
+  for (std::size_t i = 0; i + 2 < train.size(); ++i) keys3.push_back((id(i) * U + id(i + 1)) * U + id(i + 2));
+  const SparseCounts bi = sparse_counts(std::move(keys2), U), tri = sparse_counts(std::move(keys3), U);
   const double N = static_cast<double>(train.size());
   auto p_uni = [&](std::size_t b) { return (uni[b] + 1) / (N + static_cast<double>(V)); };
+  auto p_bi = [&](std::uint64_t a, std::uint64_t b) {
+    const double ca = find(bi.ctx, bi.ctx_count, a);
+    if (ca == 0) return p_uni(b);
+    const double na = find(bi.ctx, bi.ctx_followers, a);
+    return (find(bi.key, bi.count, a * U + b) + na * p_uni(b)) / (ca + na);
+  };
+  auto p_tri = [&](std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    const std::uint64_t ab = a * U + b;
+    const double cab = find(tri.ctx, tri.ctx_count, ab);
+    if (cab == 0) return p_bi(b, c);
+    const double nab = find(tri.ctx, tri.ctx_followers, ab);
+    return (find(tri.key, tri.count, ab * U + c) + nab * p_bi(b, c)) / (cab + nab);
+  };
   NgramLoss out;
   if (heldout.empty()) return out;
+  auto h = [&](std::size_t i) { return static_cast<std::uint64_t>(heldout[i]); };
   for (std::size_t i = 0; i < heldout.size(); ++i) {
-    const auto b = static_cast<std::size_t>(heldout[i]);
-    out.unigram -= libm::log(p_uni(b));
-    double p = p_uni(b);
-    if (i > 0) {
-      const auto a = static_cast<std::size_t>(heldout[i - 1]);
-      if (first[a] > 0) p = (pair(a, b) + followers[a] * p_uni(b)) / (first[a] + followers[a]);
-    }
-    out.bigram -= libm::log(p);
+    const double pu = p_uni(h(i));
+    const double pb = i > 0 ? p_bi(h(i - 1), h(i)) : pu;
+    const double pt = i > 1 ? p_tri(h(i - 2), h(i - 1), h(i)) : pb;
+    out.unigram -= libm::log(pu);
+    out.bigram -= libm::log(pb);
+    out.trigram -= libm::log(pt);
   }
-  out.unigram /= static_cast<double>(heldout.size());
-  out.bigram /= static_cast<double>(heldout.size());
+  const double n = static_cast<double>(heldout.size());
+  out.unigram /= n;
+  out.bigram /= n;
+  out.trigram /= n;
   return out;
 }
 

@@ -40,9 +40,15 @@ double text_loss(const gpt::Gpt& m, const std::vector<int>& ids, std::size_t T, 
 //   unigram  add-one: (c(b) + 1) / (N + V)
 //   bigram   Witten-Bell interpolation with that unigram:
 //            P(b | a) = (c(a, b) + n(a) · P_uni(b)) / (c(a) + n(a)),  n(a) = distinct followers of a
-// The first held-out character is scored by the unigram alone.
+//            (a never seen as a first element: P_uni(b))
+//   trigram  Witten-Bell interpolation with that bigram:
+//            P(c | a, b) = (c(a, b, c) + n(a, b) · P_bi(c | b)) / (c(a, b) + n(a, b)),
+//            c(a, b) = the pair's count as the first two of a triple, n(a, b) = its distinct followers
+//            (a pair never seen so: P_bi(c | b))
+// The first held-out character is scored by the unigram alone, the second by the bigram.
+// Counts are sparse (the pairs and triples the text holds); V³ must fit 64 bits (V < 2^21).
 struct NgramLoss {
-  double unigram = 0.0, bigram = 0.0;
+  double unigram = 0.0, bigram = 0.0, trigram = 0.0;
 };
 NgramLoss ngram_loss(const std::vector<int>& train, const std::vector<int>& heldout, std::size_t V);
 

@@ -64,13 +64,13 @@ std::size_t checkpoint_head(const std::optional<std::int64_t>& flag, std::size_t
 
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
                           const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla,
-                          bool is_sample) {
+                          bool is_sample, bool cut_to_fit) {
   if (text && token_ids) throw UsageError("checkpoint.err.text_and_ids", {});
   std::optional<std::string> sample;
   if (!text && !token_ids) {
     sample = builtin_sample_text(weights);
     if (!sample) throw UsageError("checkpoint.err.no_text", {});
-    return load_real_input(weights, sample, std::nullopt, max_tokens, allow_mla, true);
+    return load_real_input(weights, sample, std::nullopt, max_tokens, allow_mla, true, cut_to_fit);
   }
   RealInput in;
   in.folder = resolve_weights(weights);
@@ -102,6 +102,10 @@ RealInput load_real_input(const std::string& weights, const std::optional<std::s
     if (id < 0 || static_cast<std::uint64_t>(id) >= m.vocab)
       throw UsageError("checkpoint.err.id_range", {{"id", id}, {"vocab", m.vocab}, {"from_text", text.has_value()}, {"folder", in.folder}});
   std::size_t limit = in.max_positions() == 0 ? max_tokens : std::min<std::size_t>(max_tokens, in.max_positions());
+  if (in.ids.size() > limit && cut_to_fit) {
+    in.tokens_given = in.ids.size();
+    in.ids.resize(limit);
+  }
   if (in.ids.size() > limit)
     throw UsageError("checkpoint.err.too_many_tokens", {{"flag", text ? "--text" : "--token-ids"}, {"n", in.ids.size()}, {"max", limit}});
   in.tokenizer = std::move(tok);

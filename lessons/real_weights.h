@@ -27,6 +27,7 @@ struct RealInput {
   std::optional<std::string> sample;
   std::vector<std::string> labels;    // as shown: the tokenizer's pieces, or "#id" for --token-ids without one
   std::shared_ptr<const Tokenizer> tokenizer;  // the checkpoint's (BPE or characters), when it has one
+  std::size_t tokens_given = 0;       // the tokens of the input before a cut to fit (cut_to_fit); 0: not cut
 
   // A token as shown (generated tokens too): the tokenizer's piece, or "#id".
   std::string label(std::int64_t id) const { return tokenizer ? tokenizer->label(id) : "#" + std::to_string(id); }
@@ -47,9 +48,11 @@ std::vector<Tensor> real_attention(const RealInput& in, const std::vector<std::i
 // max_tokens: the caller's work cap (a lesson's heatmaps, the heads command's L·H·T² numbers).
 // allow_mla: the caller runs MLA checkpoints too (heads, generate, lesson mla); others refuse one.
 // Neither text nor token_ids: a shipped model runs on its sample sentence (is_sample: this is that run).
+// cut_to_fit: a text longer than the model's positions or max_tokens is cut to its first tokens that
+// fit (tokens_given says how many there were) instead of refused.
 RealInput load_real_input(const std::string& weights, const std::optional<std::string>& text,
                           const std::optional<std::string>& token_ids, std::size_t max_tokens, bool allow_mla = false,
-                          bool is_sample = false);
+                          bool is_sample = false, bool cut_to_fit = false);
 // --layer N and --head N count from 1, as everything attnlab prints does (the chapter's way);
 // the tensor names count from 0, so layer 1 holds h.0.… (model.layers.0.…). Returns the tensor
 // index N − 1 (0 when the flag is not given); N outside 1 … count is refused (exit 2, naming the flag).

@@ -338,10 +338,54 @@ TEST_CASE("attnlab heads on a tiny checkpoint", "[checkpoint][cli]") {
   CHECK(zh.out.find("前一词元得分") != std::string::npos);
 }
 
+TEST_CASE("attnlab heads scores induction on repeats inside the text, from the golden attention", "[checkpoint][cli]") {
+  // The golden ids 5 17 3 42 17 3 9 60 0 33: 17 at 4 occurred at 1 (then came position 2), 3 at 5
+  // occurred at 2 (then came 3). The repeat score of a head: (A[4, 2] + A[5, 3]) / 2.
+  std::string w = fixture("tiny-gpt2");
+  nlohmann::json g = golden();
+  std::string ids;
+  for (auto id : g["token_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  CliResult r = run_cli("heads --weights '" + w + "' --token-ids " + ids + " --json -");
+  REQUIRE(r.code == 0);
+  nlohmann::json out = nlohmann::json::parse(r.out);
+  CHECK(out["repeat_queries"] == 2);
+  for (std::size_t l = 0; l < 2; ++l)
+    for (std::size_t h = 0; h < 4; ++h) {
+      const double want = (g["attention"][l][h][4][2].get<double>() + g["attention"][l][h][5][3].get<double>()) / 2;
+      CHECK(std::fabs(out["scores"]["repeat"][l][h].get<double>() - want) < 1e-12);
+    }
+  CHECK(out["named"]["repeat"]["threshold"].get<double>() == Approx(std::max(0.3, 3.0 * (1.0 / 5 + 1.0 / 6) / 2)));
+  CliResult text = run_cli("heads --weights '" + w + "' --token-ids " + ids + " --lang en");
+  CHECK(text.out.find("Induction score inside your text itself (2 tokens occurred earlier in it)") != std::string::npos);
+  // no token twice: said, not scored
+  CliResult none = run_cli("heads --weights '" + w + "' --token-ids 1,2,3 --json -");
+  REQUIRE(none.code == 0);
+  CHECK(nlohmann::json::parse(none.out)["scores"]["repeat"].is_null());
+  CHECK(run_cli("heads --weights '" + w + "' --token-ids 1,2,3 --lang en").out.find("no token occurs twice") != std::string::npos);
+}
+
+TEST_CASE("attnlab heads scores a text longer than the model's positions on the part that fits", "[checkpoint][cli]") {
+  std::string w = fixture("tiny-gpt2");  // 32 positions
+  std::string ids40;
+  for (int i = 0; i < 40; ++i) ids40 += (i ? "," : "") + std::to_string(i % 20);
+  CliResult r = run_cli("heads --weights '" + w + "' --token-ids " + ids40 + " --lang en");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Your text has 40 tokens; this model reads at most 32 here, so everything below is scored on the first 32.") !=
+        std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(run_cli("heads --weights '" + w + "' --token-ids " + ids40 + " --json -").out);
+  CHECK(j["tokens_given"] == 40);
+  CHECK(j["token_ids"].size() == 32);
+  CHECK(j["repeat_queries"] == 12);  // positions 20 … 31 repeat 0 … 11
+  // and the first 32 alone give the same scores
+  std::string ids32;
+  for (int i = 0; i < 32; ++i) ids32 += (i ? "," : "") + std::to_string(i % 20);
+  nlohmann::json k = nlohmann::json::parse(run_cli("heads --weights '" + w + "' --token-ids " + ids32 + " --json -").out);
+  CHECK(j["scores"] == k["scores"]);
+}
+
 TEST_CASE("attnlab heads refuses bad input in one line", "[checkpoint][cli][bad_input]") {
   std::string w = fixture("tiny-gpt2");
-  std::string ids33;  // one past the model's 32 positions
-  for (int i = 0; i < 33; ++i) ids33 += (i ? "," : "") + std::to_string(i);
   struct Case {
     std::string args, needle;
   };
@@ -352,7 +396,6 @@ TEST_CASE("attnlab heads refuses bad input in one line", "[checkpoint][cli][bad_
       {"heads --weights '" + w + "' --token-ids 1,x", "'x'"},
       {"heads --weights '" + w + "' --token-ids 1", "--token-ids"},
       {"heads --weights '" + w + "' --text hello", "vocab.json"},
-      {"heads --weights '" + w + "' --token-ids " + ids33, "33"},
       {"heads --weights /nonexistent/dir --token-ids 1,2", "/nonexistent/dir"},
       {"heads --weights no-such-model-here --token-ids 1,2", "hf download no-such-model-here"},
       {"heads --weights '" + w + "' --token-ids 1,2 --top 0", "--top"},

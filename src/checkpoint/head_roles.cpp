@@ -40,6 +40,37 @@ Tensor induction_scores(const std::vector<Tensor>& weights, std::size_t T0) {
   return out;
 }
 
+void score_inner_repeats(const std::vector<Tensor>& weights, const std::vector<std::int64_t>& ids, HeadRoleScores& out) {
+  const std::size_t L = weights.size(), H = L ? weights[0].dim(0) : 0, T = ids.size();
+  if (L && weights[0].dim(1) != T) throw std::invalid_argument("score_inner_repeats: weights and ids differ in length");
+  // targets[i]: the positions that followed an earlier occurrence of ids[i] (j + 1 for ids[j] = ids[i], j < i)
+  std::vector<std::vector<std::size_t>> targets(T);
+  for (std::size_t i = 1; i < T; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (ids[j] == ids[i]) targets[i].push_back(j + 1);  // j + 1 ≤ i: the query may see it; distinct as j is
+  out.repeat_queries = 0;
+  out.repeat_even = 0.0;
+  for (std::size_t i = 0; i < T; ++i)
+    if (!targets[i].empty()) {
+      ++out.repeat_queries;
+      out.repeat_even += static_cast<double>(targets[i].size()) / static_cast<double>(i + 1);
+    }
+  if (out.repeat_queries == 0) {
+    out.repeat = Tensor();
+    return;
+  }
+  const auto n = static_cast<double>(out.repeat_queries);
+  out.repeat_even /= n;
+  out.repeat = Tensor({L, H});
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) {
+      double s = 0;
+      for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j1 : targets[i]) s += weights[l](h, i, j1);
+      out.repeat(l, h) = s / n;
+    }
+}
+
 std::vector<HeadRef> top_heads(const Tensor& scores, std::size_t k) {
   std::vector<HeadRef> all;
   for (std::size_t l = 0; l < scores.dim(0); ++l)

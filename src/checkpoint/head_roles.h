@@ -6,8 +6,12 @@
 //   self            mean A[i, i]
 //   induction       on the text repeated twice (length 2T0), for the queries i ≥ T0 of the second
 //                   copy: mean A[i, i - T0 + 1], the token that followed this one the first time.
+//   repeat          induction on the text itself: for each query i whose token occurred earlier
+//                   (ids[j] = ids[i], j < i), the weight A[i, j + 1] summed over the distinct
+//                   positions j + 1 that followed an earlier occurrence; the mean over those queries.
 // Each score is between 0 and 1: the share of attention the role takes.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "tensor.h"
@@ -17,7 +21,14 @@ namespace attn {
 struct HeadRoleScores {
   Tensor previous, first, self;  // (L, H) each
   Tensor induction;              // (L, H), empty when not measured
+  Tensor repeat;                 // (L, H), empty when no token of the text occurs twice
+  std::size_t repeat_queries = 0;  // the queries the repeat score averages over
+  double repeat_even = 0.0;        // what an evenly spread head would score on them
 };
+
+// The repeat score (above) on `ids`' own attention weights, one (H, T, T) per layer; sets
+// out.repeat, out.repeat_queries and out.repeat_even (the mean of targets / (i + 1)).
+void score_inner_repeats(const std::vector<Tensor>& weights, const std::vector<std::int64_t>& ids, HeadRoleScores& out);
 
 // weights: one (H, T, T) tensor per layer, T ≥ 2.
 void score_positional_roles(const std::vector<Tensor>& weights, HeadRoleScores& out);

@@ -36,13 +36,30 @@ struct HeadsReport {
   bool induction = false;
 };
 
-const char* const kRoles[] = {"previous", "first", "self", "induction"};
+const char* const kRoles[] = {"previous", "first", "self", "induction", "repeat"};
 
 const Tensor& role_grid(const HeadRoleScores& s, const std::string& role) {
   if (role == "previous") return s.previous;
   if (role == "first") return s.first;
   if (role == "self") return s.self;
+  if (role == "repeat") return s.repeat;
   return s.induction;
+}
+
+// Whether a role was measured on this text: induction needs the doubled text to fit, repeat a token
+// that occurs twice.
+bool role_measured(const HeadsReport& r, const std::string& role) {
+  if (role == "induction") return r.induction;
+  if (role == "repeat") return r.s.repeat_queries > 0;
+  return true;
+}
+
+// What an evenly spread head would score for the role on this text.
+double role_even(const HeadsReport& r, const std::string& role) {
+  const std::size_t T = r.in.ids.size();
+  if (role == "induction") return even_share(2 * T, T);
+  if (role == "repeat") return r.s.repeat_even;
+  return even_share(T, 1);
 }
 
 std::string grid_text(const Tensor& g, const Text& t) {
@@ -69,25 +86,25 @@ std::string render_text(const HeadsReport& r, std::size_t top, const Text& t) {
                                                               {"heads", m.n_h}, {"d_model", m.d}, {"d_c", m.d_c}, {"d_R", m.d_R}})
                                 : t("checkpoint.heads.model", {{"folder", weights_label(r.in.folder)}, {"layers", m.l}, {"heads", m.n_h}, {"d_model", m.d}})) + "\n";
   out += t("checkpoint.heads.tokens", {{"n", r.in.ids.size()}, {"tokens", fmt::format("{}", fmt::join(r.in.labels, " "))}}) + "\n";
+  if (r.in.tokens_given > 0) out += t("checkpoint.heads.cut", {{"given", r.in.tokens_given}, {"n", r.in.ids.size()}}) + "\n";
   out += t(r.in.llama ? "llama.heads.counting" : r.in.mla ? "llama.heads.counting_mla" : "checkpoint.heads.counting") + "\n\n";
   for (const std::string role : kRoles) {
-    if (role == "induction" && !r.induction) {
-      out += t("checkpoint.heads.no_induction", {{"n", r.in.ids.size()}}) + "\n";
+    if (!role_measured(r, role)) {
+      out += t(role == "induction" ? "checkpoint.heads.no_induction" : "checkpoint.heads.no_repeat", {{"n", r.in.ids.size()}}) + "\n";
       continue;
     }
     const Tensor& g = role_grid(r.s, role);
-    out += t("checkpoint.heads.role." + role) + "\n" + grid_text(g, t);
+    out += t("checkpoint.heads.role." + role, {{"queries", r.s.repeat_queries}}) + "\n" + grid_text(g, t);
     std::vector<std::string> best;
     for (const HeadRef& h : top_heads(g, top)) best.push_back(head_ref(h.layer, h.head) + " " + fixed(h.score, 2));
     out += "  " + t("checkpoint.heads.top", {{"n", best.size()}, {"heads", join_list(best)}}) + "\n\n";
   }
   out += t("checkpoint.heads.reading") + "\n\n";
   // The roles named from the scores: each head whose score passes the rule (head_roles.h)
-  const std::size_t T = r.in.ids.size();
   out += t("checkpoint.heads.roles_title", {{"share", kRoleShare}, {"times", kRoleOverEven}}) + "\n";
   for (const std::string role : kRoles) {
-    if (role == "induction" && !r.induction) continue;
-    const double even = role == "induction" ? even_share(2 * T, T) : even_share(T, 1);
+    if (!role_measured(r, role)) continue;
+    const double even = role_even(r, role);
     std::vector<std::string> named;
     for (const HeadRef& h : heads_with_role(role_grid(r.s, role), role_threshold(even)))
       named.push_back(head_ref(h.layer, h.head) + " " + fixed(h.score, 2));
@@ -127,8 +144,10 @@ std::string render_json(const HeadsReport& r, std::size_t top) {
   }
   j["token_ids"] = r.in.ids;
   j["tokens"] = r.in.labels;
+  if (r.in.tokens_given > 0) j["tokens_given"] = r.in.tokens_given;  // the text was cut to these first tokens
+  j["repeat_queries"] = r.s.repeat_queries;
   for (const std::string role : kRoles) {
-    if (role == "induction" && !r.induction) {
+    if (!role_measured(r, role)) {
       j["scores"][role] = nullptr;
       continue;
     }
@@ -137,8 +156,7 @@ std::string render_json(const HeadsReport& r, std::size_t top) {
     nlohmann::json best = nlohmann::json::array();
     for (const HeadRef& h : top_heads(g, top)) best.push_back({{"layer", h.layer}, {"head", h.head}, {"score", h.score}});
     j["top"][role] = best;
-    const std::size_t T = r.in.ids.size();
-    const double threshold = role_threshold(role == "induction" ? even_share(2 * T, T) : even_share(T, 1));
+    const double threshold = role_threshold(role_even(r, role));
     nlohmann::json named = nlohmann::json::array();
     for (const HeadRef& h : heads_with_role(g, threshold)) named.push_back({{"layer", h.layer}, {"head", h.head}, {"score", h.score}});
     j["named"][role] = {{"threshold", threshold}, {"heads", named}};
@@ -152,13 +170,20 @@ void run_heads(const HeadsOptions& o) {
   declare_input_folder("--weights", resolve_weights(o.weights));
   declare_report_outputs(o.out);
   // The cap is checked against the model once it is known (it needs L and H).
-  r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX, true);
+  // A text longer than the model's positions or the work cap is scored on its first tokens that fit.
+  r.in = load_real_input(o.weights, o.text, o.token_ids, SIZE_MAX, true, false, true);
   const ModelConfig& m = r.in.config();
-  std::size_t T = r.in.ids.size(), max_t = tokens_within(m.l, m.n_h, 1, kHeadsBudget);
-  if (T > max_t)
-    throw UsageError("checkpoint.err.too_many_tokens", {{"flag", o.text ? "--text" : "--token-ids"}, {"n", T}, {"max", max_t}});
+  const std::size_t max_t = tokens_within(m.l, m.n_h, 1, kHeadsBudget);
+  if (r.in.ids.size() > max_t) {
+    if (r.in.tokens_given == 0) r.in.tokens_given = r.in.ids.size();
+    r.in.ids.resize(max_t);
+  }
+  if (r.in.labels.size() > r.in.ids.size()) r.in.labels.resize(r.in.ids.size());
+  std::size_t T = r.in.ids.size();
   if (T < 2) throw UsageError("checkpoint.err.two_tokens", {{"flag", o.text ? "--text" : "--token-ids"}});
-  score_positional_roles(real_attention(r.in, r.in.ids), r.s);
+  const std::vector<Tensor> weights = real_attention(r.in, r.in.ids);  // one (H, T, T) per layer
+  score_positional_roles(weights, r.s);
+  score_inner_repeats(weights, r.in.ids, r.s);
   r.induction = 2 * T <= (r.in.max_positions() == 0 ? max_t : std::min<std::size_t>(r.in.max_positions(), max_t));
   if (r.induction) {
     std::vector<std::int64_t> twice = r.in.ids;

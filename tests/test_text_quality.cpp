@@ -86,6 +86,12 @@ TEST_CASE("text quality: params --weights prints the model beside its three base
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", g["models"]["induction-text"]["trigram_bpc"].get<double>());
   CHECK(ind.out.find(buf) != std::string::npos);
+  // the JSON holds the same figures
+  const CliResult j = run_cli("params --weights text-en --json -");
+  REQUIRE(j.code == 0);
+  const nlohmann::json tq = nlohmann::json::parse(j.out)["text_quality"];
+  CHECK(tq["trigram_bpc"].get<double>() == Approx(g["models"]["text-en"]["trigram_bpc"].get<double>()).epsilon(1e-9));
+  CHECK(tq["beats_trigram"] == true);
   // a model that is not a text model shows no such lines
   const CliResult syn = run_cli("params --weights induction");
   REQUIRE(syn.code == 0);

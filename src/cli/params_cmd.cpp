@@ -206,7 +206,8 @@ std::string census_text(const std::string& folder, const ModelConfig& m, const C
   return out;
 }
 
-std::string census_json(const std::string& folder, const ModelConfig& m, const CheckpointCensus& c) {
+std::string census_json(const std::string& folder, const ModelConfig& m, const CheckpointCensus& c,
+                        const std::optional<TextQuality>& q) {
   nlohmann::ordered_json doc = params_json(m, count_params(m));
   doc["model"] = folder;
   doc["total_params"] = c.files_total;
@@ -227,6 +228,11 @@ std::string census_json(const std::string& folder, const ModelConfig& m, const C
   j["dtypes"] = nlohmann::ordered_json::object();
   for (const auto& [dtype, n] : c.dtype_params) j["dtypes"][dtype] = {{"params", n}, {"bytes", c.dtype_bytes.at(dtype)}};
   j["agree"] = agree;
+  if (q)  // a text model: held-out bits per character beside the n-gram baselines (text_quality.h)
+    doc["text_quality"] = {{"corpus", q->corpus}, {"heldout_characters", q->heldout_characters}, {"heldout_unk", q->heldout_unk},
+                           {"vocab", q->vocab}, {"model_bpc", q->model_bpc}, {"unigram_bpc", q->unigram_bpc},
+                           {"bigram_bpc", q->bigram_bpc}, {"trigram_bpc", q->trigram_bpc},
+                           {"beats_trigram", q->model_bpc < q->trigram_bpc}};
   return doc.dump(2) + "\n";
 }
 
@@ -242,9 +248,10 @@ void run_params_weights(const ParamsOptions& o) {
   CheckpointCensus c = census_checkpoint(ck, m);
   const Text& t = text();
   std::string report = census_text(weights_label(folder), m, c, t);
-  if (std::optional<TextQuality> q = text_quality(folder)) report += "\n" + text_quality_text(*q, "  ");
+  const std::optional<TextQuality> q = text_quality(folder);
+  if (q) report += "\n" + text_quality_text(*q, "  ");
   if (o.out.html) write_html_report(*o.out.html, t("census.html_title"), report);
-  if (o.out.json) write_json_doc(*o.out.json, kParamsSchema, census_json(weights_label(folder), m, c));
+  if (o.out.json) write_json_doc(*o.out.json, kParamsSchema, census_json(weights_label(folder), m, c, q));
   finish_report(o.out, report);
 }
 

@@ -347,9 +347,9 @@ TEST_CASE("a Mistral sliding window caps the tokens, and a truncated Llama file 
   LlamaModel m(f);
   CHECK(m.max_tokens() == 4);  // attnlab does not mask by window, so a run holds at most the window
   CHECK(m.settings().rope_type.empty());
-  CliResult r = run_cli("heads --weights '" + f + "' --token-ids 1,2,3,4,5 --lang en");
-  CHECK(r.code == 2);
-  CHECK(r.err.find("at most 4") != std::string::npos);
+  CliResult r = run_cli("heads --weights '" + f + "' --token-ids 1,2,3,4,5 --lang en");  // scored on the 4 that fit (issue 51)
+  CHECK(r.code == 0);
+  CHECK(r.out.find("reads at most 4 here, so everything below is scored on the first 4") != std::string::npos);
   CHECK(run_cli("heads --weights '" + f + "' --token-ids 1,2,3,4 --lang en").code == 0);
 
   TempDir t("llama_truncated");

@@ -18,7 +18,7 @@ namespace {
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }  // namespace
 
-TEST_CASE("gelu: --x is the flag, as in ffn and swiglu; --values still works with a note", "[course][gelu]") {
+TEST_CASE("gelu: --x is the flag, as in ffn and swiglu, and --values still works with a note", "[course][gelu]") {
   CliResult x = run_cli("lesson gelu --x '-1 0.5 2' --lang en --color never");
   REQUIRE(x.code == 0);
   CHECK(has(x.out, "the values you gave (--x)"));
@@ -35,7 +35,7 @@ TEST_CASE("gelu: --x is the flag, as in ffn and swiglu; --values still works wit
   CHECK(run_cli("lesson gelu --x 'a b'").code == 2);
 }
 
-TEST_CASE("--color: every command that prints takes it, and checks its value", "[course][cli]") {
+TEST_CASE("every command that prints takes --color and checks its value", "[course][cli]") {
   for (const char* args : {"list", "models", "params --model gpt2", "kv-cache --model gpt2", "flops --model gpt2",
                            "course", "exercise", "lesson mha", "heads --weights text-en --text 'And Peter said'"}) {
     INFO(args);

@@ -105,6 +105,27 @@ const("kSqrt2", to_double(D(2).sqrt()), "√2")
 INV_LN10 = 1 / D(10).ln()
 const("kInvLn10_hi", to_double(INV_LN10), "1 / ln 10 as a double-double")
 const("kInvLn10_lo", to_double(INV_LN10 - D(to_double(INV_LN10))), "1 / ln 10 − the above")
+# log's table: a mantissa m in [1, 2) whose first 7 bits after the point are i lies within 1/256 of
+# c_i = 1 + (i + 1/2)/128. invc[i] is the double nearest 1/c_i, and logc_hi[i] + logc_lo[i] is
+# −ln(invc[i]) exactly to about 2^-106 (of the double invc itself, not of c_i), so that
+# log m = logc + log(1 + r) with r = m·invc − 1 and |r| < 2^-8.
+invc, lch, lcl = [], [], []
+for i in range(128):
+    c = 1 + (D(i) + D(1) / 2) / 128
+    v = to_double(1 / c)
+    lc = -D(v).ln()
+    h = to_double(lc)
+    invc.append(v)
+    lch.append(h)
+    lcl.append(to_double(lc - D(h)))
+for name, vals, what in (("log_invc", invc, "1 / c_i, rounded to a double"),
+                         ("log_c_hi", lch, "−ln(log_invc[i]) as a double-double: the nearest double"),
+                         ("log_c_lo", lcl, "−ln(log_invc[i]) − log_c_hi[i]")):
+    lines.append(f"// {what}")
+    lines.append(f"inline constexpr double {name}[128] = {{")
+    for j in range(0, 128, 4):
+        lines.append("    " + ", ".join(hexf(v) for v in vals[j:j + 4]) + ",")
+    lines.append("};")
 lines.append("")
 
 # sin, cos: x = k·π/2 + r

@@ -323,7 +323,7 @@ TEST_CASE("hostile 3 D22: the --d-model suggestion never overflows", "[hostile3]
 TEST_CASE("hostile 3 D23: a user catalog that is not UTF-8 is refused at load, with its line", "[hostile3]") {
   Folder f("d23");
   fs::create_directories(f / "c/mha");
-  for (const std::string bad : {std::string("\xff"), std::string("\xed\xa0\x80"), std::string("\xc0\xaf")}) {
+  for (const std::string& bad : {std::string("\xff"), std::string("\xed\xa0\x80"), std::string("\xc0\xaf")}) {
     put(f / "c/mha/en.cat", "# a comment\ninput.title = The input X" + bad + "\n");
     for (const char* out : {"--json -", "--html -", ""}) {
       CliResult r = run_cli(std::string("lesson mha --lang en ") + out, "ATTNLAB_CATALOG_PATH='" + (f / "c") + "' ");

@@ -310,13 +310,14 @@ void step_verdicts(LessonRecorder& r, const Tradeoffs& s) {
   r.step("verdicts", {{"seeds", S}});
   Table t{{r.t("verdicts.col.pair"), r.t("verdicts.col.diff"), r.t("verdicts.col.mean"), r.t("verdicts.col.count"),
            r.t("verdicts.col.p_t"), r.t("verdicts.col.p_sign"), r.t("verdicts.col.verdict")}, {}};
-  Tensor paired({4, S});  // (claims, S): other − base at each seed
+  Tensor paired({5, S});  // (claims, S): other − base at each seed
   verdict(r, t, paired, 0, s, index_of(res, "mha"), index_of(res, "gqa-2"), "gqa");
   verdict(r, t, paired, 1, s, index_of(res, "mha"), index_of(res, "mqa"), "mqa");
   verdict(r, t, paired, 2, s, index_of(res, "mha"), index_of(res, "mla-32"), "mla");
-  verdict(r, t, paired, 3, s, index_of(res, "mha-gelu"), index_of(res, "mha"), "swiglu");
+  verdict(r, t, paired, 3, s, index_of(res, "mla-32"), index_of(res, "mla-64"), "mla_wide");
+  verdict(r, t, paired, 4, s, index_of(res, "mha-gelu"), index_of(res, "mha"), "swiglu");
   std::vector<std::string> claims, seeds;
-  for (const char* k : {"gqa", "mqa", "mla", "swiglu"}) claims.push_back(r.t(std::string("verdicts.pair.") + k));
+  for (const char* k : {"gqa", "mqa", "mla", "mla_wide", "swiglu"}) claims.push_back(r.t(std::string("verdicts.pair.") + k));
   for (std::uint64_t seed : train::kStudySeeds) seeds.push_back(r.t("results.col.seed", {{"seed", seed}}));
   r.tensor("paired_diff", paired, {.rows = claims, .cols = seeds, .axes = {"claim", "seed"}});
   r.table(t);
@@ -324,19 +325,28 @@ void step_verdicts(LessonRecorder& r, const Tradeoffs& s) {
 
 // What the DeepSeek-V2 paper measured at scale, against what this run is: its MLA result, this
 // MLA's departures from DeepSeek's, and the limits of a run this small.
+// `other` against `base` as the verdicts decide it: "worse" (higher loss) or "better" where every
+// seed of one lies beyond every seed of the other or the paired t-test gives p < 0.05, else "open"
+const char* direction(const Tradeoffs& s, std::size_t base, std::size_t other) {
+  const train::SeedSpread& a = s.spread[other];
+  const train::SeedSpread& b = s.spread[base];
+  const train::PairedTest p = train::paired_test(s.losses[base], s.losses[other]);
+  if ((a.lo > b.hi || p.p_t < 0.05) && p.mean > 0) return "worse";
+  if ((a.hi < b.lo || p.p_t < 0.05) && p.mean < 0) return "better";
+  return "open";
+}
+
 void step_scale(LessonRecorder& r, const Tradeoffs& s) {
   const train::StudyResults& res = s.results;
-  const std::size_t mha = index_of(res, "mha"), mla = index_of(res, "mla-32");
+  const std::size_t mha = index_of(res, "mha"), mla = index_of(res, "mla-32"), wide = index_of(res, "mla-64");
   const decoder::DecoderConfig& m = res.variants[mla].model;
-  const train::SeedSpread& a = s.spread[mla];
-  const train::SeedSpread& b = s.spread[mha];
-  const train::PairedTest p = train::paired_test(s.losses[mha], s.losses[mla]);
-  // opposite: MLA resolved worse than MHA here, where the paper found it better
-  const bool worse = (a.lo > b.hi || p.p_t < 0.05) && p.mean > 0;
-  const bool better = (a.hi < b.lo || p.p_t < 0.05) && p.mean < 0;
   const train::VariantRun run = train::study_run(m, 1, nullptr);
   const double mha_cache = static_cast<double>(res.variants[mha].model.cache_per_token());
-  r.step("scale", {{"result", worse ? "worse" : better ? "better" : "open"}, {"d_c", m.kv_lora_rank}, {"d_h", m.hs()},
+  // result: MLA against MHA (opposite to the paper where worse); the wider latent against this MLA
+  // and against MHA: does DeepSeek's d_c = 4·d_h close the gap?
+  r.step("scale", {{"result", direction(s, mha, mla)}, {"wide", direction(s, mla, wide)},
+                   {"wide_mha", direction(s, mha, wide)}, {"d_c_wide", res.variants[wide].model.kv_lora_rank},
+                   {"seeds", std::size(train::kStudySeeds)}, {"d_c", m.kv_lora_rank}, {"d_h", m.hs()},
                    {"ratio", static_cast<double>(m.kv_lora_rank) / static_cast<double>(m.hs())}, {"d_R", m.rope_dim},
                    {"heads", m.n_head}, {"steps", run.steps}, {"lr", run.lr}, {"mla_cache", m.cache_per_token()},
                    {"mha_cache", res.variants[mha].model.cache_per_token()},

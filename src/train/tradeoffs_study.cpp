@@ -60,6 +60,8 @@ std::vector<StudyVariant> study_variants(std::size_t vocab) {
   c = base;
   c.attention = Attention::Mla, c.kv_lora_rank = 32, c.rope_dim = 8;
   add("mla-32", c);
+  c.kv_lora_rank = 64;  // DeepSeek-V2's and V3's d_c = 4·d_h: one of this MLA's departures, tested alone
+  add("mla-64", c);
   c = base;
   c.ffn = decoder::Ffn::Gelu;
   add("mha-gelu", c);

@@ -4,11 +4,12 @@
 // with the same schedule, over several seeds.
 //
 //   base       2 layers, d_model 64, 4 query heads of width 16, T 64, RoPE, RMSNorm, SwiGLU
-//   variants   MHA (4 KV heads), GQA (2), MQA (1), MLA (latent 32, RoPE key 8), and MHA with a GELU FFN
+//   variants   MHA (4 KV heads), GQA (2), MQA (1), MLA (latent 32, RoPE key 8), MLA with DeepSeek's
+//              latent width d_c = 4·d_h (64), and MHA with a GELU FFN
 //   matched    every variant's parameters equal MHA's to within one FFN column: the FFN width absorbs
 //              what the attention saves (study_variants)
 //   schedule   batch 16, 1,000 steps (1,024,000 characters seen), AdamW lr 3e-3, 100 warm-up steps, cosine to 0.1·lr
-//   seeds      1, 2, 3: weights and windows both drawn from the seed
+//   seeds      1 to 5: weights and windows both drawn from the seed
 // The shipped results (data/tradeoffs/results.json) were written by `attnlab train --study
 // tradeoffs --json …`; the lesson reads them, --retrain trains the study again.
 #include <cstddef>
@@ -23,11 +24,11 @@
 namespace attn::train {
 
 struct StudyVariant {
-  std::string id;                 // "mha", "gqa-2", "mqa", "mla-32", "mha-gelu"
+  std::string id;                 // "mha", "gqa-2", "mqa", "mla-32", "mla-64", "mha-gelu"
   decoder::DecoderConfig model;   // d_ff matched
 };
 
-inline constexpr std::uint64_t kStudySeeds[] = {1, 2, 3};
+inline constexpr std::uint64_t kStudySeeds[] = {1, 2, 3, 4, 5};
 inline constexpr const char* kStudyCorpus = "en";
 inline constexpr std::size_t kStudyMinCount = 3, kStudyKeep = 2000;
 

@@ -16,7 +16,10 @@ using namespace attn::train;
 
 TEST_CASE("the study's variants have MHA's parameter count to within one FFN column") {
   const std::vector<StudyVariant> v = study_variants(70);
-  REQUIRE(v.size() == 5);
+  REQUIRE(v.size() == 6);
+  CHECK(v[3].id == "mla-32");
+  CHECK(v[4].id == "mla-64");
+  CHECK(v[5].id == "mha-gelu");
   const double base = decoder::decoder_param_count(v[0].model);
   for (const StudyVariant& s : v) {
     INFO(s.id << " d_ff " << s.model.F());
@@ -29,12 +32,16 @@ TEST_CASE("the study's variants have MHA's parameter count to within one FFN col
   // 3·176 / 2 = 264 columns for SwiGLU's 176.
   CHECK(v[1].model.F() == 176 + 21);
   CHECK(v[2].model.F() == 176 + 32);
-  CHECK(v[4].model.F() == 264);
+  CHECK(v[5].model.F() == 264);
+  // the wider latent's matrices (W_DKV, W_UK, W_UV) grow, so its FFN is narrower than MLA-32's
+  CHECK(v[4].model.kv_lora_rank == 64);
+  CHECK(v[4].model.F() < v[3].model.F());
   // cache per token and layer: 2·4·16, 2·2·16, 2·16, 32 + 8
   CHECK(v[0].model.cache_per_token() == 128);
   CHECK(v[1].model.cache_per_token() == 64);
   CHECK(v[2].model.cache_per_token() == 32);
   CHECK(v[3].model.cache_per_token() == 40);
+  CHECK(v[4].model.cache_per_token() == 72);  // 64 + 8
 }
 
 TEST_CASE("seed spreads and comparisons match a hand computation") {

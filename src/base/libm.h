@@ -9,8 +9,8 @@
 // numbers, and every step of a training run after them, would depend on the machine. These
 // functions use only +, −, ×, ÷, fused multiply-add, floor and integer operations, each rounded
 // by IEEE 754 the same way everywhere (the build turns off FMA contraction; the fused multiply-adds
-// are explicit std::fma, one correct rounding whether the CPU's instruction or software computes
-// it), so the same flags give the same bytes on every compiler and platform, in the terminal and
+// are explicit, attn::fused of fused.h, one correct rounding whether the CPU's instruction or
+// software computes it), so the same flags give the same bytes on every compiler and platform, in the terminal and
 // in the book. log's and erf's polynomials use fused multiply-adds: on x86-64 they run as the
 // CPU's instruction where it has one (log and erf pick that version at run time), else as the C
 // library's fma (software on a CPU without FMA: slower, the same bits).
@@ -27,6 +27,7 @@
 #include <limits>
 
 #include "bit_cast.h"
+#include "fused.h"
 #include "libm_tables.h"
 
 namespace attn::libm {
@@ -222,10 +223,10 @@ inline void reduce(double x, double& r, double& rl, int& q) {
 [[gnu::always_inline]] inline double log_poly(double z) {
   constexpr double r1 = 2.0 / 3, r2 = 2.0 / 5, r3 = 2.0 / 7, r4 = 2.0 / 9, r5 = 2.0 / 11, r6 = 2.0 / 13,
                    r7 = 2.0 / 15, r8 = 2.0 / 17, r9 = 2.0 / 19, r10 = 2.0 / 21, r11 = 2.0 / 23;
-  double R = std::fma(r11, z, r10);
-  R = std::fma(R, z, r9), R = std::fma(R, z, r8), R = std::fma(R, z, r7), R = std::fma(R, z, r6);
-  R = std::fma(R, z, r5), R = std::fma(R, z, r4), R = std::fma(R, z, r3), R = std::fma(R, z, r2);
-  R = std::fma(R, z, r1);
+  double R = fused(r11, z, r10);
+  R = fused(R, z, r9), R = fused(R, z, r8), R = fused(R, z, r7), R = fused(R, z, r6);
+  R = fused(R, z, r5), R = fused(R, z, r4), R = fused(R, z, r3), R = fused(R, z, r2);
+  R = fused(R, z, r1);
   return z * R;
 }
 
@@ -326,10 +327,10 @@ namespace detail {
 // pair one fused multiply-add, so that the CPU can work on them at once.
 [[gnu::always_inline]] inline double log1p_tail(double r) {
   const double r2 = r * r;
-  const double p01 = std::fma(r, 1.0 / 3, -0.5);
-  const double p23 = std::fma(r, 1.0 / 5, -0.25);
-  const double p45 = std::fma(r, 1.0 / 7, -1.0 / 6);
-  const double p = std::fma(r2, std::fma(r2, p45, p23), p01);
+  const double p01 = fused(r, 1.0 / 3, -0.5);
+  const double p23 = fused(r, 1.0 / 5, -0.25);
+  const double p45 = fused(r, 1.0 / 7, -1.0 / 6);
+  const double p = fused(r2, fused(r2, p45, p23), p01);
   return r2 * p;
 }
 
@@ -353,7 +354,7 @@ namespace detail {
   e += static_cast<int>(b >> 52) - 1023;
   const int i = static_cast<int>((b >> 45) & 127);
   const double m = bit_cast<double>((b & 0xfffffffffffffULL) | 0x3ff0000000000000ULL);  // [1, 2)
-  const double r = std::fma(m, log_invc[i], -1.0);
+  const double r = fused(m, log_invc[i], -1.0);
   const double ed = e;
   // t = e·ln2_hi + log_c_hi[i]: e·ln2_hi is exact, and |e·ln 2| > |log c_i| where e ≠ 0
   double t, te, hi, he;
@@ -447,15 +448,15 @@ namespace detail {
     const double z = a * a;
     const double* p = table::erf_small;
     double sum = p[12];
-    for (int n = 11; n >= 0; --n) sum = std::fma(sum, z, p[n]);
-    y = table::erf_slope_at[0] * std::fma(-a, sum * z, a);
+    for (int n = 11; n >= 0; --n) sum = fused(sum, z, p[n]);
+    y = table::erf_slope_at[0] * fused(-a, sum * z, a);
   } else {
     const int k = static_cast<int>(floor_(4.0 * a + 0.5));
     const double h = a - 0.25 * k;  // exact
     const double* p = table::erf_taylor[k];  // the next term is below 2^-70 of erf'(c)
     double sum = p[19];
-    for (int n = 18; n >= 0; --n) sum = std::fma(sum, h, p[n]);
-    y = std::fma(table::erf_slope_at[k], sum * h, table::erf_at[k]);
+    for (int n = 18; n >= 0; --n) sum = fused(sum, h, p[n]);
+    y = fused(table::erf_slope_at[k], sum * h, table::erf_at[k]);
   }
   return x < 0 ? -y : y;
 }

@@ -163,7 +163,8 @@ std::string render_text(const GenerateReport& r, const Text& t) {
                                        {"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}}) +
          "\n\n" + step_table(r, t) + "\n";
   out += t("checkpoint.generate.generated", {{"tokens", fmt::format("{}", fmt::join(generated, " "))}}) + "\n";
-  out += t("checkpoint.generate.mode", {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed}}) + "\n";
+  out += t("checkpoint.generate.mode", {{"temperature", r.sampling.temperature}, {"top_k", r.sampling.top_k}, {"seed", r.sampling.seed},
+                                        {"masked", r.sampling.masked >= 0}}) + "\n";
   if (r.sampling.masked >= 0) out += t("checkpoint.generate.unk_masked", {{"id", r.sampling.masked}}) + "\n";
   if (r.in.from_text) {  // the prompt and its continuation as one text, as a reader sees it
     std::string text;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "attention.h"
+#include "fused.h"
 
 namespace attn {
 
@@ -75,7 +76,7 @@ DecodeRun decode_greedy(const DecodeModel& m, const DecodeDims& d, const std::ve
         double mx = -INFINITY;
         for (std::size_t n = 0; n <= t; ++n) {  // the new query against every cached key
           double acc = 0.0;
-          for (std::size_t c = 0; c < d.Dh; ++c) acc = std::fma(q.data[h * d.Dh + c], Kc(n, g * d.Dh + c), acc);
+          for (std::size_t c = 0; c < d.Dh; ++c) acc = fused(q.data[h * d.Dh + c], Kc(n, g * d.Dh + c), acc);
           macs += d.Dh;
           s[n] = acc * inv_sqrt;
           mx = std::max(mx, s[n]);
@@ -85,7 +86,7 @@ DecodeRun decode_greedy(const DecodeModel& m, const DecodeDims& d, const std::ve
         for (std::size_t n = 0; n <= t; ++n) {  // weighted sum of every cached value
           double p = s[n] / sum;
           for (std::size_t c = 0; c < d.Dh; ++c)
-            heads.data[h * d.Dh + c] = std::fma(p, Vc(n, g * d.Dh + c), heads.data[h * d.Dh + c]);
+            heads.data[h * d.Dh + c] = fused(p, Vc(n, g * d.Dh + c), heads.data[h * d.Dh + c]);
           macs += d.Dh;
         }
       }

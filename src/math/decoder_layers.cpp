@@ -9,6 +9,7 @@
 #include "decoder.h"
 #include "libm.h"
 #include "parallel.h"
+#include "fused.h"
 
 namespace attn::decoder {
 
@@ -140,7 +141,7 @@ ATTNLAB_FMA_CLONES void attention_group_forward(double* out, double* att, const 
       for (std::size_t i = 0; i < dq; ++i) {
         const double qi = qt[i];
         const double* kr = kT + i * T;
-        for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = std::fma(qi, kr[t2], row[t2]);
+        for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = fused(qi, kr[t2], row[t2]);
       }
       double maxv = -std::numeric_limits<double>::infinity();
       for (std::size_t t2 = 0; t2 < n; ++t2) {
@@ -161,7 +162,7 @@ ATTNLAB_FMA_CLONES void attention_group_forward(double* out, double* att, const 
       for (std::size_t t2 = 0; t2 < n; ++t2) {
         const double* vr = v + ((b * T + t2) * G + grp) * dv;
         const double w = row[t2];
-        for (std::size_t i = 0; i < dv; ++i) o[i] = std::fma(w, vr[i], o[i]);
+        for (std::size_t i = 0; i < dv; ++i) o[i] = fused(w, vr[i], o[i]);
       }
       if (head_gate)
         for (std::size_t i = 0; i < dv; ++i) o[i] *= gate;
@@ -189,16 +190,16 @@ ATTNLAB_FMA_CLONES void attention_group_backward(double* dq, double* dk, double*
       for (std::size_t i = 0; i < Dv; ++i) {
         const double di = dy[i];
         const double* vr = vT + i * T;
-        for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = std::fma(di, vr[t2], datt[t2]);
+        for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = fused(di, vr[t2], datt[t2]);
       }
       for (std::size_t t2 = 0; t2 < n; ++t2) {
         double* dvr = dv + ((b * T + t2) * G + grp) * Dv;
         const double w = row[t2];
-        for (std::size_t i = 0; i < Dv; ++i) dvr[i] = std::fma(w, dy[i], dvr[i]);
+        for (std::size_t i = 0; i < Dv; ++i) dvr[i] = fused(w, dy[i], dvr[i]);
       }
       // softmax: dscore = att ⊙ (datt − Σ att·datt), then the scale
       double dot = 0.0;
-      for (std::size_t t2 = 0; t2 < n; ++t2) dot = std::fma(row[t2], datt[t2], dot);
+      for (std::size_t t2 = 0; t2 < n; ++t2) dot = fused(row[t2], datt[t2], dot);
       const double* qt = q + ((b * T + t) * H + h) * Dq;
       double* dqt = dq + ((b * T + t) * H + h) * Dq;
       for (std::size_t t2 = 0; t2 < n; ++t2) {
@@ -206,8 +207,8 @@ ATTNLAB_FMA_CLONES void attention_group_backward(double* dq, double* dk, double*
         const double* kr = k + ((b * T + t2) * G + grp) * Dq;
         double* dkr = dk + ((b * T + t2) * G + grp) * Dq;
         for (std::size_t i = 0; i < Dq; ++i) {
-          dqt[i] = std::fma(dpre, kr[i], dqt[i]);
-          dkr[i] = std::fma(dpre, qt[i], dkr[i]);
+          dqt[i] = fused(dpre, kr[i], dqt[i]);
+          dkr[i] = fused(dpre, qt[i], dkr[i]);
         }
       }
     }

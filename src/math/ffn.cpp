@@ -1,4 +1,5 @@
 #include "ffn.h"
+#include "fused.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,7 +101,7 @@ MemoryRead ffn_as_memory(const Tensor& x, const Tensor& W_1, const Tensor& b_1, 
   // pass 1: each key k_j (column j of W_1) against x, then the activation
   for (std::size_t j = 0; j < F; ++j) {
     double s = b_1.data[j];
-    for (std::size_t i = 0; i < D; ++i) s = std::fma(x.data[i], W_1(i, j), s);
+    for (std::size_t i = 0; i < D; ++i) s = fused(x.data[i], W_1(i, j), s);
     m.match.data[j] = s;
     m.activation.data[j] = f(s);
   }

@@ -20,6 +20,7 @@
 #include "matmul.h"
 #include "parallel.h"
 #include "random.h"
+#include "fused.h"
 
 namespace attn::gpt {
 
@@ -164,7 +165,7 @@ template <class S>
     for (std::size_t i = 0; i < hs; ++i) {
       const S qi = q[i];
       const S* kr = kT + i * T;
-      for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = std::fma(qi, kr[t2], row[t2]);
+      for (std::size_t t2 = 0; t2 < n; ++t2) row[t2] = fused(qi, kr[t2], row[t2]);
     }
     S maxv = -std::numeric_limits<S>::infinity();
     for (std::size_t t2 = 0; t2 < n; ++t2) {
@@ -183,7 +184,7 @@ template <class S>
     for (std::size_t t2 = 0; t2 < n; ++t2) {
       const S* v = qkv_b + t2 * C3 + 2 * C + h * hs;
       const S w = row[t2];
-      for (std::size_t i = 0; i < hs; ++i) o[i] = std::fma(w, v[i], o[i]);
+      for (std::size_t i = 0; i < hs; ++i) o[i] = fused(w, v[i], o[i]);
     }
     if (gated)
       for (std::size_t i = 0; i < hs; ++i) o[i] *= gate;

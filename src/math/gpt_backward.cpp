@@ -9,6 +9,7 @@
 #include "gpt.h"
 #include "matmul.h"
 #include "parallel.h"
+#include "fused.h"
 
 namespace attn::gpt {
 
@@ -143,16 +144,16 @@ template <class S>
     for (std::size_t i = 0; i < hs; ++i) {
       const S di = dy[i];
       const S* vr = vT + i * T;
-      for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = std::fma(di, vr[t2], datt[t2]);
+      for (std::size_t t2 = 0; t2 < n; ++t2) datt[t2] = fused(di, vr[t2], datt[t2]);
     }
     for (std::size_t t2 = 0; t2 < n; ++t2) {
       S* dv = dqkv_b + t2 * C3 + 2 * C + h * hs;
       const S w = row[t2];
-      for (std::size_t i = 0; i < hs; ++i) dv[i] = std::fma(w, dy[i], dv[i]);
+      for (std::size_t i = 0; i < hs; ++i) dv[i] = fused(w, dy[i], dv[i]);
     }
     // softmax: dpre = att ⊙ (datt − Σ att·datt)
     S dot = 0;
-    for (std::size_t t2 = 0; t2 < n; ++t2) dot = std::fma(row[t2], datt[t2], dot);
+    for (std::size_t t2 = 0; t2 < n; ++t2) dot = fused(row[t2], datt[t2], dot);
     const S* q = qkv_b + t * C3 + h * hs;
     S* dq = dqkv_b + t * C3 + h * hs;
     for (std::size_t t2 = 0; t2 < n; ++t2) {
@@ -160,8 +161,8 @@ template <class S>
       const S* k = qkv_b + t2 * C3 + C + h * hs;
       S* dk = dqkv_b + t2 * C3 + C + h * hs;
       for (std::size_t i = 0; i < hs; ++i) {
-        dq[i] = std::fma(dpre, k[i], dq[i]);
-        dk[i] = std::fma(dpre, q[i], dk[i]);
+        dq[i] = fused(dpre, k[i], dq[i]);
+        dk[i] = fused(dpre, q[i], dk[i]);
       }
     }
   }

@@ -7,8 +7,8 @@
 // back is the same number), so every output is still  s = fma(a_k, b_k, s) for k = 0, 1, … from 0,
 // whatever the tile sizes: each micro-kernel comes with its own (a Tiling), chosen for this CPU at
 // run time. A fused multiply-add rounds once and is correctly rounded, so the CPU's instruction
-// (AVX2+FMA, AVX-512) and std::fma in software (the portable kernel, a CPU without FMA, the
-// book's WebAssembly) give the same bits.
+// (AVX2+FMA, AVX-512), the C library's fma (the portable kernel on a CPU without FMA) and
+// fused_soft (the book's WebAssembly, src/base/fused.h) give the same bits.
 #include "matmul.h"
 
 #include <algorithm>
@@ -28,6 +28,7 @@
 
 #include "cpu.h"
 #include "parallel.h"
+#include "fused.h"
 
 namespace attn {
 
@@ -67,7 +68,7 @@ void kernel_portable(std::size_t kc, const T* a, const T* b, T* c, std::size_t l
     const T* bk = b + k * NR;
     for (std::size_t r = 0; r < MR; ++r) {
       T ar = ak[r];
-      for (std::size_t j = 0; j < NR; ++j) acc[r][j] = std::fma(ar, bk[j], acc[r][j]);  // one rounding
+      for (std::size_t j = 0; j < NR; ++j) acc[r][j] = fused(ar, bk[j], acc[r][j]);  // one rounding
     }
   }
   for (std::size_t r = 0; r < MR; ++r)
@@ -373,7 +374,7 @@ template <class T>
     for (std::size_t k = 0; k < K; ++k) {
       T aik = A[i * K + k];
       const T* brow = B + k * N;
-      for (std::size_t j = 0; j < N; ++j) o[j] = std::fma(aik, brow[j], o[j]);
+      for (std::size_t j = 0; j < N; ++j) o[j] = fused(aik, brow[j], o[j]);
     }
   }
 }
@@ -393,7 +394,7 @@ template <class T>
       for (std::size_t i = 0; i < M; ++i) {
         T aik = A[i * K + k];
         T* o = C + i * N;
-        for (std::size_t j = jb; j < je; ++j) o[j] = std::fma(aik, brow[j], o[j]);
+        for (std::size_t j = jb; j < je; ++j) o[j] = fused(aik, brow[j], o[j]);
       }
     }
   }

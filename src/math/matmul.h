@@ -3,8 +3,9 @@
 // Every C[i][j] is computed as  s = 0.0; for k = 0 … K-1: s = fma(A[i][k], B[k][j], s)  — one
 // fused multiply-add (a single rounding), k in order — so the result is bit-for-bit that of the
 // plain triple loop, whatever the blocking, the instruction set or the thread count. The CPU's FMA
-// instruction where it has one (AVX2+FMA, AVX-512), std::fma elsewhere (a CPU without FMA, the
-// book's WebAssembly): both correctly rounded, so both give the same bits. Speed comes from packing B into
+// instruction where it has one (AVX2+FMA, AVX-512), the C library's fma on a CPU without FMA, and
+// in the book's WebAssembly fused_soft (src/base/fused.h): all correctly rounded, so all give the
+// same bits. Speed comes from packing B into
 // panels, a register-blocked micro-kernel vectorized across output columns (each SIMD lane is
 // one output element with its own in-order sum), an AVX2 path chosen at run time, and rows (or,
 // for few rows, columns) split across thread_count() threads.

@@ -22,6 +22,7 @@
 
 #include "matmul.h"
 #include "parallel.h"
+#include "fused.h"
 
 namespace attn {
 
@@ -205,17 +206,17 @@ ATTNLAB_FMA_CLONES void matmul_bt_rows(const double* A, const double* B, double*
       const double *b0 = B + j * K, *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
       double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
       for (std::size_t k = 0; k < K; ++k) {
-        s0 = std::fma(x[k], b0[k], s0);
-        s1 = std::fma(x[k], b1[k], s1);
-        s2 = std::fma(x[k], b2[k], s2);
-        s3 = std::fma(x[k], b3[k], s3);
+        s0 = fused(x[k], b0[k], s0);
+        s1 = fused(x[k], b1[k], s1);
+        s2 = fused(x[k], b2[k], s2);
+        s3 = fused(x[k], b3[k], s3);
       }
       C[i * N + j] = s0, C[i * N + j + 1] = s1, C[i * N + j + 2] = s2, C[i * N + j + 3] = s3;
     }
     for (; j < j1; ++j) {
       const double* bj = B + j * K;
       double s = 0.0;
-      for (std::size_t k = 0; k < K; ++k) s = std::fma(x[k], bj[k], s);
+      for (std::size_t k = 0; k < K; ++k) s = fused(x[k], bj[k], s);
       C[i * N + j] = s;
     }
   }

@@ -139,6 +139,17 @@ for _ in range(100):
     add("log", 2.0 ** rng.uniform(-1000, 1000))
 for x in [1.0, 1 + 2 ** -52, 1 - 2 ** -53, 2.0, 0.5, math.sqrt(2), 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 10000.0]:
     add("log", x)
+# log's table (src/base/libm.h): both sides of the near-1 interval [0.9375, 1.0625) where the atanh
+# form takes over, and both sides of every 128th of [1, 2) at three exponents (no random draws here,
+# so the cases after these are the ones they were)
+for x in [0.9375, 1.0625]:
+    for k in (-2, -1, 0, 1):
+        add("log", x + k * math.ulp(x))
+for e in (-1, 0, 7):
+    for i in range(1, 128):
+        m = 1 + i / 128
+        add("log", math.ldexp(m, e))
+        add("log", math.ldexp(m - 2 ** -52, e))
 # log10: the decode lesson's roofline axis; powers of ten give their exponent
 for _ in range(150):
     add("log10", 10.0 ** rng.uniform(-5, 8))

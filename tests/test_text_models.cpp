@@ -13,6 +13,7 @@
 
 #include "char_vocab.h"
 #include "embedded_data.h"
+#include "llama.h"
 #include "locate.h"
 #include "run_cli.h"
 #include "text_task.h"
@@ -30,6 +31,14 @@ std::string text_train_flags(const std::string& name, std::size_t steps) {
   nlohmann::json c = nlohmann::json::parse(shipped(name + "/config.json"));
   const auto& t = c["attnlab_train"];
   const auto& k = c["attnlab_corpus"];
+  if (c["model_type"] == "llama")  // a variant (text-zh): RoPE, RMSNorm, SwiGLU, f64, its FFN width the default
+    return "train --task text --corpus " + k["name"].get<std::string>() + " --min-count " + std::to_string(k["min_count"].get<int>()) +
+           " --vocab " + std::to_string(c["vocab_size"].get<int>()) + " --attention mha --layers " +
+           std::to_string(c["num_hidden_layers"].get<int>()) + " --heads " + std::to_string(c["num_attention_heads"].get<int>()) +
+           " --d-model " + std::to_string(c["hidden_size"].get<int>()) + " --seq-len " +
+           std::to_string(c["max_position_embeddings"].get<int>()) + " --batch " + std::to_string(t["batch"].get<int>()) +
+           " --steps " + std::to_string(steps) + " --lr " + t["lr"].dump() + " --warmup " + std::to_string(t["warmup"].get<int>()) +
+           " --seed " + std::to_string(t["seed"].get<int>()) + " --quiet";
   return "train --task text --corpus " + k["name"].get<std::string>() + " --min-count " + std::to_string(k["min_count"].get<int>()) +
          " --vocab " + std::to_string(c["vocab_size"].get<int>()) + " --layers " + std::to_string(c["n_layer"].get<int>()) +
          " --heads " + std::to_string(c["n_head"].get<int>()) + " --d-model " + std::to_string(c["n_embd"].get<int>()) +
@@ -89,6 +98,29 @@ std::vector<int> ids_of(const attn::CharTokenizer& tok, const std::string& text)
   return {v.begin(), v.end()};
 }
 
+// The held-out loss of a Llama-style text model (text-zh), in nats per character, computed by attnlab's
+// Llama reader from the shipped folder: the slice tiled as text_loss tiles it, window w predicting
+// ids[w·T + 1 … w·T + T] from ids[w·T … w·T + T − 1].
+double llama_text_loss(const std::string& folder, const std::vector<int>& ids, std::size_t T, std::size_t* targets) {
+  const attn::LlamaModel model(folder);
+  const std::size_t windows = ids.size() > T ? (ids.size() - 1) / T : 0;
+  double sum = 0.0;
+  for (std::size_t w = 0; w < windows; ++w) {
+    const std::vector<std::int64_t> in(ids.begin() + static_cast<std::ptrdiff_t>(w * T), ids.begin() + static_cast<std::ptrdiff_t>(w * T + T));
+    const attn::LlamaRun run = attn::llama_forward(model, in, true);
+    const std::size_t V = run.logits.dim(1);
+    for (std::size_t t = 0; t < T; ++t) {
+      const double* row = run.logits.data.data() + t * V;
+      const double mx = *std::max_element(row, row + V);
+      double z = 0.0;
+      for (std::size_t v = 0; v < V; ++v) z += std::exp(row[v] - mx);
+      sum += mx + std::log(z) - row[static_cast<std::size_t>(ids[w * T + t + 1])];
+    }
+  }
+  *targets = windows * T;
+  return windows ? sum / static_cast<double>(windows * T) : 0.0;
+}
+
 void check_beats_bigram(const std::string& name) {
   nlohmann::json c = nlohmann::json::parse(shipped(name + "/config.json"));
   std::string train, heldout;
@@ -96,11 +128,14 @@ void check_beats_bigram(const std::string& name) {
   CHECK(code_points(heldout) == c["attnlab_corpus"]["heldout_characters"].get<std::size_t>());
   attn::CharTokenizer tok = attn::CharTokenizer::from_tokenizer_json(shipped(name + "/tokenizer.json"), name);
   std::vector<int> train_ids = ids_of(tok, train), heldout_ids = ids_of(tok, heldout);
-  attn::TrainedGpt m = attn::shipped_trained_gpt(name);
-  const std::size_t T = m.model.config.n_positions, V = m.model.config.vocab;
+  const bool llama = c["model_type"] == "llama";
+  const std::size_t T = llama ? c["max_position_embeddings"].get<std::size_t>() : c["n_positions"].get<std::size_t>();
+  const std::size_t V = c["vocab_size"].get<std::size_t>();
   REQUIRE(tok.vocab_size() == V);
   std::size_t targets = 0;
-  const double model = attn::train::text_loss(m.model, heldout_ids, T, 32, &targets) / std::log(2.0);
+  const double model = (llama ? llama_text_loss(std::string(ATTNLAB_SOURCE_DIR) + "/data/trained/" + name, heldout_ids, T, &targets)
+                              : attn::train::text_loss(attn::shipped_trained_gpt(name).model, heldout_ids, T, 32, &targets)) /
+                       std::log(2.0);
   const attn::train::NgramLoss g = attn::train::ngram_loss(train_ids, heldout_ids, V);
   const double bigram = g.bigram / std::log(2.0), unigram = g.unigram / std::log(2.0);
   INFO(name << ": model " << model << " bits/char on " << targets << " characters, bigram " << bigram << ", unigram " << unigram);

@@ -344,14 +344,16 @@ void step_scale(LessonRecorder& r, const Tradeoffs& s) {
   const double mha_cache = static_cast<double>(res.variants[mha].model.cache_per_token());
   // result: MLA against MHA (opposite to the paper where worse); the wider latent against this MLA
   // and against MHA: does DeepSeek's d_c = 4·d_h close the gap?
-  r.step("scale", {{"result", direction(s, mha, mla)}, {"wide", direction(s, mla, wide)},
-                   {"wide_mha", direction(s, mha, wide)}, {"d_c_wide", res.variants[wide].model.kv_lora_rank},
-                   {"seeds", std::size(train::kStudySeeds)}, {"d_c", m.kv_lora_rank}, {"d_h", m.hs()},
+  r.step("scale", {{"result", direction(s, mha, mla)}, {"d_c", m.kv_lora_rank}, {"d_h", m.hs()},
                    {"ratio", static_cast<double>(m.kv_lora_rank) / static_cast<double>(m.hs())}, {"d_R", m.rope_dim},
                    {"heads", m.n_head}, {"steps", run.steps}, {"lr", run.lr}, {"mla_cache", m.cache_per_token()},
                    {"mha_cache", res.variants[mha].model.cache_per_token()},
                    {"share", 100.0 * static_cast<double>(m.cache_per_token()) / mha_cache},
                    {"seq_len", m.n_positions}, {"layers", m.n_layer}});
+  r.note("scale.wide", {{"wide", direction(s, mla, wide)}, {"wide_mha", direction(s, mha, wide)},
+                        {"d_c_wide", res.variants[wide].model.kv_lora_rank}, {"ff_mla", m.F()},
+                        {"ff_wide", res.variants[wide].model.F()}, {"d_c", m.kv_lora_rank},
+                        {"seeds", std::size(train::kStudySeeds)}});
 }
 
 Trace run(const TradeoffsOptions& c) {

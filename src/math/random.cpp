@@ -28,10 +28,10 @@ inline std::uint64_t mix(std::uint64_t z) {
 inline double to_uniform(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 // Box–Muller, n pairs at a time: out[2i] = scale·(r·cos θ), out[2i+1] = scale·(r·sin θ) with
-// r = √(−2 ln u1[i]) and θ = 2π·u2[i]. attnlab's own log and sincos (libm.h) give the bits, the
-// same on every platform, computed a batch at a time by their branch-free forms (several lanes per
-// instruction); the rest (−2·, √, the products) is exact IEEE arithmetic, the same in every lane of
-// a vector.
+// r = √(−2 ln u1[i]) and θ = 2π·u2[i]. attnlab's own log (in its atanh form, log_atanh) and
+// sincos (libm.h) give the bits, the same on every platform, computed a batch at a time by their
+// branch-free forms (several lanes per instruction); the rest (−2·, √, the products) is exact
+// IEEE arithmetic, the same in every lane of a vector.
 constexpr std::size_t kBatch = 256;  // pairs per batch: 5 × 2 KiB of scratch, in L1
 
 // out[2i], out[2i+1] = scale·(r·c[i]), scale·(r·s[i]) with r = √(−2·lg[i]).

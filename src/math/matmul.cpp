@@ -209,17 +209,19 @@ constexpr Tiling<T> avx2_tiling() {
   else
     return {kernel_avx2, 6, 16, 256, 96, 2048, "avx2"};
 }
-// 4 rows x 4 vectors (16 accumulators): 4 x 32 doubles with KC 384, 4 x 64 floats with KC 512,
-// MC 192. Measured on a 2-core Zen 5 VM (2026-12-05, three interleaved rounds, one thread): at
-// 1024 x 768 x 768 double 90-94 GFLOP/s against 63-78 for the 6 x 8 one-vector tile it replaces,
-// and a training step of the text models' shape 13-25% faster in f64 and f32 (float had only the
-// AVX2 6 x 16 tile before). 8 x 24 / 8 x 48 measured the same within noise; 4 x 32 divides the
-// models' widths (128, 384, 512, 768) without edge tiles. Tiles with fewer accumulators (6 x 8)
-// leave the two multiply and two add pipes waiting on loads.
+// double: 8 rows x 3 vectors (24 accumulators), 8 x 24 with KC 384, MC 192. float: 4 rows x 4
+// vectors (16 accumulators), 4 x 64 with KC 512, MC 192. Measured on a 2-core Zen 5 VM
+// (2026-12-05, three interleaved rounds, one thread): at 1024 x 768 x 768 double 90-94 GFLOP/s for
+// 4 x 32 against 63-78 for the 6 x 8 one-vector tile it replaced, 8 x 24 and 8 x 48 the same
+// within noise, and a training step of the text models' shape 13-25% faster in f64 and f32. On the
+// 2-core Intel Xeon VM (2026-12-07, fused kernels, seven interleaved runs, bench/vs_numpy.sh with
+// ATTNLAB_BASE_BENCH): double 8 x 24 79.2 GFLOP/s, 4 x 32 71.7, OpenBLAS 75.1 at one thread; the
+// text models' training step the same with either (371-380 ms f64). Tiles with fewer
+// accumulators (6 x 8) leave the pipes waiting on loads.
 template <class T>
 constexpr Tiling<T> avx512_tiling() {
   if constexpr (std::is_same_v<T, double>)
-    return {kernel_avx512<4, 4>, 4, 32, 384, 192, 2048, "avx512"};
+    return {kernel_avx512<8, 3>, 8, 24, 384, 192, 2048, "avx512"};
   else
     return {kernel_avx512<4, 4>, 4, 64, 512, 192, 2048, "avx512"};
 }

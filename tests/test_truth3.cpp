@@ -154,20 +154,20 @@ TEST_CASE("tradeoffs verdicts: paired by seed, with the test named, and no ratio
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", p);
     CHECK(has(w, buf));
-    if (S != 3) continue;  // the wording below is the shipped 3 seeds'
+    // the shipped 5 seeds, read off their table by hand: MQA is higher than MHA at every seed, yet
+    // neither test resolves it (t-test p 0.099, sign test 2/32 = 0.0625); MLA's seeds all lie above MHA's
+    REQUIRE(S == 5);
     CHECK(p > 0.05);
-    CHECK(d(1, 0) > 0);
-    CHECK(d(1, 1) > 0);
-    CHECK(d(1, 2) > 0);
+    for (std::size_t i = 0; i < S; ++i) CHECK(d(1, i) > 0);
     if (lang == std::string("en")) {
       CHECK(has(w, "higher loss = worse"));
-      CHECK(has(w, "Not resolved by 3 seeds"));
-      CHECK(has(w, "All 3 MLA (latent 32, RoPE key 8) seeds are above all 3 MHA (4 KV heads) seeds"));
+      CHECK(has(w, "Not resolved by 5 seeds"));
+      CHECK(has(w, "All 5 MLA (latent 32, RoPE key 8) seeds are above all 5 MHA (4 KV heads) seeds"));
       CHECK(has(w, "paired t-test"));
-      CHECK(has(w, "sign test: p = 0.250"));
+      CHECK(has(w, "sign test: p = 0.062"));
     } else {
       CHECK(has(w, "损失越高越差"));
-      CHECK(has(w, "仅凭 3 个种子还分不出高下"));
+      CHECK(has(w, "仅凭 5 个种子还分不出高下"));
       CHECK(!has(w, "） 对"));  // no half-width space after a full-width bracket
     }
   }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "message.h"
@@ -43,6 +44,15 @@ struct Posed {
 // How close a numeric answer must be: one unit in the last significant figure asked for (3 figures
 // of 0.7311: within 0.001; of 4,294,967,296: within 10,000,000), 0 for a whole number (exact).
 double answer_tolerance(const Posed& p);
+
+// A "why" exercise: n_options choices, the right one `choice` (0 = a); its question, options and
+// reasons are the catalog's, under prefix.
+inline Posed why_posed(std::string prefix, std::size_t n_options, std::size_t choice) {
+  Posed p{ExerciseKind::why, std::move(prefix)};
+  p.n_options = n_options;
+  p.choice = choice;
+  return p;
+}
 
 struct Exercise {
   ExerciseKind kind;

@@ -62,10 +62,7 @@ Posed masked_weights(std::uint64_t seed) {
 
 // 4. Why: the scores are divided by √d_k.
 Posed why_scale(std::uint64_t) {
-  Posed p{ExerciseKind::why, "attention.ex.4."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("attention.ex.4.", 4, 1);  // b
 }
 
 }  // namespace

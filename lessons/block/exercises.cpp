@@ -41,10 +41,7 @@ Posed gpt2_block(std::uint64_t) {
 
 // 3. Why: the residual stream.
 Posed why_residual(std::uint64_t) {
-  Posed p{ExerciseKind::why, "block.ex.3."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("block.ex.3.", 4, 1);  // b
 }
 
 }  // namespace

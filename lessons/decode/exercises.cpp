@@ -47,10 +47,7 @@ Posed intensity(std::uint64_t seed) {
 
 // 3. Why: decoding waits on memory.
 Posed why_memory_bound(std::uint64_t) {
-  Posed p{ExerciseKind::why, "decode.ex.3."};
-  p.n_options = 4;
-  p.choice = 3;  // d
-  return p;
+  return why_posed("decode.ex.3.", 4, 3);  // d
 }
 
 }  // namespace

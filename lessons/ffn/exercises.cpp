@@ -50,10 +50,7 @@ Posed gpt2_ffn(std::uint64_t) {
 
 // 4. Why: the FFN widens to 4d.
 Posed why_widen(std::uint64_t) {
-  Posed p{ExerciseKind::why, "ffn.ex.4."};
-  p.n_options = 4;
-  p.choice = 2;  // c
-  return p;
+  return why_posed("ffn.ex.4.", 4, 2);  // c
 }
 
 }  // namespace

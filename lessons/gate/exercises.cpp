@@ -40,10 +40,7 @@ Posed gate_params(std::uint64_t seed) {
 
 // 3. Why: what a closed gate allows.
 Posed why_closed(std::uint64_t) {
-  Posed p{ExerciseKind::why, "gate.ex.3."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("gate.ex.3.", 4, 1);  // b
 }
 
 }  // namespace

@@ -49,10 +49,7 @@ Posed kept_percent(std::uint64_t seed) {
 
 // 4. Why: "positives unchanged, negatives compressed" is true only far from 0.
 Posed why_not_a_switch(std::uint64_t) {
-  Posed p{ExerciseKind::why, "gelu.ex.4."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("gelu.ex.4.", 4, 1);  // b
 }
 
 }  // namespace

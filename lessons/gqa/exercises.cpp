@@ -53,10 +53,7 @@ Posed cache_saved(std::uint64_t seed) {
 
 // 4. Why: heads of one group still attend differently.
 Posed why_group_differs(std::uint64_t) {
-  Posed p{ExerciseKind::why, "gqa.ex.4."};
-  p.n_options = 4;
-  p.choice = 3;  // d
-  return p;
+  return why_posed("gqa.ex.4.", 4, 3);  // d
 }
 
 }  // namespace

@@ -32,18 +32,12 @@ Posed copied_token(std::uint64_t seed) {
 
 // 2. Why: an induction head needs a head in an earlier layer.
 Posed why_two_layers(std::uint64_t) {
-  Posed p{ExerciseKind::why, "induction.ex.2."};
-  p.n_options = 4;
-  p.choice = 2;  // c
-  return p;
+  return why_posed("induction.ex.2.", 4, 2);  // c
 }
 
 // 3. Why: the loss plateaus, then drops.
 Posed why_plateau(std::uint64_t) {
-  Posed p{ExerciseKind::why, "induction.ex.3."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("induction.ex.3.", 4, 1);  // b
 }
 
 }  // namespace

@@ -53,10 +53,7 @@ Posed memory_output(std::uint64_t seed) {
 
 // 3. Why: which is the key, which the value, in x·W_1.
 Posed why_convention(std::uint64_t) {
-  Posed p{ExerciseKind::why, "kv_memory.ex.3."};
-  p.n_options = 4;
-  p.choice = 3;  // d
-  return p;
+  return why_posed("kv_memory.ex.3.", 4, 3);  // d
 }
 
 }  // namespace

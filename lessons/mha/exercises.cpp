@@ -34,18 +34,12 @@ Posed head_width(std::uint64_t seed) {
 
 // 3. Why: more heads, the same parameters.
 Posed why_no_more_params(std::uint64_t) {
-  Posed p{ExerciseKind::why, "mha.ex.3."};
-  p.n_options = 4;
-  p.choice = 2;  // c
-  return p;
+  return why_posed("mha.ex.3.", 4, 2);  // c
 }
 
 // 4. Why: what W_O does.
 Posed why_w_o(std::uint64_t) {
-  Posed p{ExerciseKind::why, "mha.ex.4."};
-  p.n_options = 4;
-  p.choice = 0;  // a
-  return p;
+  return why_posed("mha.ex.4.", 4, 0);  // a
 }
 
 }  // namespace

@@ -36,10 +36,7 @@ Posed times_smaller(std::uint64_t seed) {
 
 // 3. Why: RoPE on the compressed keys breaks absorption.
 Posed why_rope(std::uint64_t) {
-  Posed p{ExerciseKind::why, "mla.ex.3."};
-  p.n_options = 4;
-  p.choice = 2;  // c
-  return p;
+  return why_posed("mla.ex.3.", 4, 2);  // c
 }
 
 }  // namespace

@@ -32,10 +32,7 @@ Posed falcon_per_token(std::uint64_t) {
 
 // 3. Why: why most new models chose GQA over MQA.
 Posed why_gqa_not_mqa(std::uint64_t) {
-  Posed p{ExerciseKind::why, "mqa.ex.3."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("mqa.ex.3.", 4, 1);  // b
 }
 
 }  // namespace

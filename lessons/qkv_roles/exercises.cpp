@@ -45,10 +45,7 @@ Posed equal_scores(std::uint64_t seed) {
 
 // 3. Why: Q, K and V are activations, not parameters.
 Posed why_activations(std::uint64_t) {
-  Posed p{ExerciseKind::why, "qkv_roles.ex.3."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("qkv_roles.ex.3.", 4, 1);  // b
 }
 
 }  // namespace

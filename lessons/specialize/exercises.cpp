@@ -25,18 +25,12 @@ Posed task_target(std::uint64_t seed) {
 
 // 2. Why: one head has a hard time with two relations.
 Posed why_one_head(std::uint64_t) {
-  Posed p{ExerciseKind::why, "specialize.ex.2."};
-  p.n_options = 4;
-  p.choice = 3;  // d
-  return p;
+  return why_posed("specialize.ex.2.", 4, 3);  // d
 }
 
 // 3. Why: nobody assigns the heads' roles.
 Posed why_emergent(std::uint64_t) {
-  Posed p{ExerciseKind::why, "specialize.ex.3."};
-  p.n_options = 4;
-  p.choice = 0;  // a
-  return p;
+  return why_posed("specialize.ex.3.", 4, 0);  // a
 }
 
 }  // namespace

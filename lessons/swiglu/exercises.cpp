@@ -54,10 +54,7 @@ Posed same_params(std::uint64_t seed) {
 
 // 4. Why: 8d/3.
 Posed why_eight_thirds(std::uint64_t) {
-  Posed p{ExerciseKind::why, "swiglu.ex.4."};
-  p.n_options = 4;
-  p.choice = 0;  // a
-  return p;
+  return why_posed("swiglu.ex.4.", 4, 0);  // a
 }
 
 }  // namespace

@@ -28,18 +28,12 @@ Posed equal_gradients(std::uint64_t seed) {
 
 // 2. Why: heads must start from different random weights.
 Posed why_random(std::uint64_t) {
-  Posed p{ExerciseKind::why, "symmetry.ex.2."};
-  p.n_options = 4;
-  p.choice = 2;  // c
-  return p;
+  return why_posed("symmetry.ex.2.", 4, 2);  // c
 }
 
 // 3. Why: all-zero weights never move.
 Posed why_zero(std::uint64_t) {
-  Posed p{ExerciseKind::why, "symmetry.ex.3."};
-  p.n_options = 4;
-  p.choice = 0;  // a
-  return p;
+  return why_posed("symmetry.ex.3.", 4, 0);  // a
 }
 
 }  // namespace

@@ -23,18 +23,12 @@ Posed mqa_saves(std::uint64_t seed) {
 
 // 2. Why: every variant has the same parameter count.
 Posed why_matched(std::uint64_t) {
-  Posed p{ExerciseKind::why, "tradeoffs.ex.2."};
-  p.n_options = 4;
-  p.choice = 2;  // c
-  return p;
+  return why_posed("tradeoffs.ex.2.", 4, 2);  // c
 }
 
 // 3. Why: a difference inside the seeds' range is not a result.
 Posed why_seeds(std::uint64_t) {
-  Posed p{ExerciseKind::why, "tradeoffs.ex.3."};
-  p.n_options = 4;
-  p.choice = 1;  // b
-  return p;
+  return why_posed("tradeoffs.ex.3.", 4, 1);  // b
 }
 
 }  // namespace

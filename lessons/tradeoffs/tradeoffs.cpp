@@ -273,6 +273,11 @@ double as_printed(double x) { return std::round(x * 1e4) / 1e4; }
 // paired t-test (p < 0.05) though the seeds overlap, or not resolved by these seeds.
 enum class Outcome { Separated, Resolved, Open };
 
+Outcome outcome_of(const train::SeedSpread& a, const train::SeedSpread& b, const train::PairedTest& p) {
+  if (a.lo > b.hi || a.hi < b.lo) return Outcome::Separated;
+  return p.p_t < 0.05 ? Outcome::Resolved : Outcome::Open;
+}
+
 // One verdict: `other` against `base`, in words computed from the paired per-seed differences.
 void verdict(LessonRecorder& r, Table& t, Tensor& paired, std::size_t row, const Tradeoffs& s, std::size_t base,
              std::size_t other, const std::string& key) {
@@ -281,8 +286,7 @@ void verdict(LessonRecorder& r, Table& t, Tensor& paired, std::size_t row, const
   const train::PairedTest p = train::paired_test(s.losses[base], s.losses[other]);
   for (std::size_t i = 0; i < p.n; ++i) paired(row, i) = s.losses[other][i] - s.losses[base][i];
   const bool higher = p.mean > 0;
-  const bool separated = a_sp.lo > b_sp.hi || a_sp.hi < b_sp.lo;
-  const Outcome o = separated ? Outcome::Separated : p.p_t < 0.05 ? Outcome::Resolved : Outcome::Open;
+  const Outcome o = outcome_of(a_sp, b_sp, p);
   const char* outcome = o == Outcome::Separated ? "separated" : o == Outcome::Resolved ? "resolved" : "open";
   // the FFN claim is named by its FFNs (both models have MHA); the attention claims by their variants
   const bool ffn = key == "swiglu";
@@ -328,12 +332,9 @@ void step_verdicts(LessonRecorder& r, const Tradeoffs& s) {
 // `other` against `base` as the verdicts decide it: "worse" (higher loss) or "better" where every
 // seed of one lies beyond every seed of the other or the paired t-test gives p < 0.05, else "open"
 const char* direction(const Tradeoffs& s, std::size_t base, std::size_t other) {
-  const train::SeedSpread& a = s.spread[other];
-  const train::SeedSpread& b = s.spread[base];
   const train::PairedTest p = train::paired_test(s.losses[base], s.losses[other]);
-  if ((a.lo > b.hi || p.p_t < 0.05) && p.mean > 0) return "worse";
-  if ((a.hi < b.lo || p.p_t < 0.05) && p.mean < 0) return "better";
-  return "open";
+  if (outcome_of(s.spread[other], s.spread[base], p) == Outcome::Open) return "open";
+  return p.mean > 0 ? "worse" : "better";
 }
 
 void step_scale(LessonRecorder& r, const Tradeoffs& s) {

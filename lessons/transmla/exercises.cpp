@@ -35,10 +35,7 @@ Posed ones_in_up(std::uint64_t seed) {
 
 // 3. Why: RoPE stands in the way of converting real models.
 Posed why_rope(std::uint64_t) {
-  Posed p{ExerciseKind::why, "transmla.ex.3."};
-  p.n_options = 4;
-  p.choice = 0;  // a
-  return p;
+  return why_posed("transmla.ex.3.", 4, 0);  // a
 }
 
 }  // namespace

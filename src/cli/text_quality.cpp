@@ -35,19 +35,12 @@ std::optional<TextQuality> text_quality(const std::string& folder) {
     return std::nullopt;
   TextQuality q;
   q.corpus = c["name"].get<std::string>();
-  if (q.corpus != "en" && q.corpus != "zh" && q.corpus != "zh-mix") return std::nullopt;  // only a bundled text is at hand
+  if (!has_bundled_corpus(q.corpus)) return std::nullopt;  // only a bundled text is at hand
   q.model_bpc = rec["heldout_bpc"].get<double>();
   const CharTokenizer tok = CharTokenizer::from_tokenizer_json(read_regular_file(tok_file, std::size_t{64} << 20, "--weights"), tok_file);
-  // the held-out slice: the last floor(N/20) characters (corpus.h, split_corpus)
+  // the held-out slice, as split_corpus cuts it
   const std::string text = bundled_corpus(q.corpus);
-  const std::size_t n = code_points(text), cut = n - n / 20;
-  std::size_t at = 0, seen = 0;
-  for (; at < text.size(); ++at) {
-    if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80) {
-      if (seen == cut) break;
-      ++seen;
-    }
-  }
+  const std::size_t at = heldout_start(text);
   const std::vector<int> train = quality_ids(tok, text.substr(0, at)), heldout = quality_ids(tok, text.substr(at));
   q.vocab = tok.vocab_size();
   q.heldout_characters = heldout.size();

@@ -16,6 +16,8 @@ std::size_t code_points(const std::string& s) {
   return n;
 }
 
+bool has_bundled_corpus(const std::string& name) { return embedded_file("corpus/" + name + ".txt").has_value(); }
+
 std::string bundled_corpus(const std::string& name) {
   const auto text = embedded_file("corpus/" + name + ".txt");
   if (!text) throw std::logic_error("no bundled corpus " + name);
@@ -94,19 +96,24 @@ std::string required_characters(const std::string& corpus) {
   return out;
 }
 
-CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::size_t keep, const std::string& required) {
-  CorpusSplit s;
-  s.characters = code_points(text);
-  const std::size_t cut = s.characters - s.characters / 20;  // the first 95% (rounded up) is trained on
+std::size_t heldout_start(const std::string& text) {
+  const std::size_t n = code_points(text), cut = n - n / 20;  // the first 95% (rounded up) is trained on
   std::size_t at = 0, seen = 0;
   while (at < text.size() && seen < cut) {
     ++at;
     while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
     ++seen;
   }
+  return at;
+}
+
+CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::size_t keep, const std::string& required) {
+  CorpusSplit s;
+  s.characters = code_points(text);
+  const std::size_t at = heldout_start(text);
   s.train_text = text.substr(0, at);
   s.heldout_text = text.substr(at);
-  s.heldout_characters = s.characters - cut;
+  s.heldout_characters = s.characters / 20;
   s.vocab = build_char_vocab(s.train_text, min_count);
   if (!required.empty()) {
     cap_vocab(s.vocab, keep, s.train_text, characters_of(required));

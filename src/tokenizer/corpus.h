@@ -21,6 +21,9 @@ struct CorpusSplit {
 // Code points in a UTF-8 string (bytes that are not continuation bytes).
 std::size_t code_points(const std::string& s);
 
+// The byte where a text's held-out part begins: after the first N − floor(N/20) of its N characters.
+std::size_t heldout_start(const std::string& text);
+
 // required: characters (UTF-8) that get a place in the vocabulary whatever their count in the
 // training part, even 0 (a lesson's example sentence must read without <unk>); they take the places
 // of the rarest others, so the vocabulary still has at most `keep` tokens.
@@ -32,7 +35,8 @@ CorpusSplit split_corpus(const std::string& text, std::size_t min_count, std::si
 std::string required_characters(const std::string& corpus);
 
 // A bundled corpus (data/corpus/NAME.txt: "en", the King James Bible; "zh", classical Chinese
-// poetry); std::logic_error if no such text was bundled.
+// poetry; "zh-mix", modern and classical Chinese); std::logic_error if no such text was bundled.
 std::string bundled_corpus(const std::string& name);
+bool has_bundled_corpus(const std::string& name);
 
 }  // namespace attn
